@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * bpf_rtguard: shared declarations of the module's parts.
+ */
+#ifndef _RTGUARD_H
+#define _RTGUARD_H
+
+#include <linux/bpf.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
+#include <linux/types.h>
+
+struct rtg_image;
+
+/**
+ * struct rtg_site - one hooked helper or kfunc call of a program image
+ * @func: the function the program calls
+ * @count: per-CPU number of calls made through this site
+ * @image: the image the call belongs to
+ * @insn_idx: index of the call instruction in the whole program
+ */
+struct rtg_site {
+	void *func;
+	u64 __percpu *count;
+	struct rtg_image *image;
+	u32 insn_idx;
+};
+
+/**
+ * struct rtg_image - the module's state for one hooked program image
+ * @node: entry in the list of hooked images
+ * @aux: aux data of the image (a whole program, or one subprogram of it);
+ *	it outlives the image and any clone the JIT made of it
+ * @nr_sites: number of entries used in @sites
+ * @max_sites: number of entries allocated in @sites
+ * @counts: per-CPU call counters, one per site
+ * @sites: the hooked call sites, in instruction order
+ */
+struct rtg_image {
+	struct list_head node;
+	struct bpf_prog_aux *aux;
+	u32 nr_sites;
+	u32 max_sites;
+	u64 __percpu *counts;
+	struct rtg_site sites[] __counted_by(max_sites);
+};
+
+/* rtguard_main.c */
+extern bool rtg_hook_all;
+
+/* rtguard_image.c */
+extern struct mutex rtg_images_lock;
+extern struct list_head rtg_images;
+extern const struct bpf_call_hook_ops rtg_call_hook_ops;
+u64 rtg_site_count(const struct rtg_site *site);
+
+/* rtguard_passthrough.c */
+u64 rtg_passthrough_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
+			 const struct rtg_site *site);
+
+/* rtguard_debugfs.c */
+int rtg_debugfs_init(void);
+void rtg_debugfs_exit(void);
+
+#endif /* _RTGUARD_H */

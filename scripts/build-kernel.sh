@@ -1,0 +1,60 @@
+#!/bin/bash
+# Extract Debian's linux-source-6.12 into the cache, apply kpatch/*.patch in
+# order, configure it from scripts/guest.config and build bzImage and the
+# module build tree. Each step runs only when its inputs changed.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+tarball=/usr/src/linux-source-6.12.tar.xz
+[ -f "$tarball" ] || die "$tarball missing (package linux-source-6.12)"
+mkdir -p "$CACHE"
+
+# 1. Pristine source, re-extracted when the Debian package changes.
+srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+if [ ! -f "$KSRC/.rtg-version" ] || [ "$(cat "$KSRC/.rtg-version")" != "$srcver" ]; then
+	log "extracting linux-source-6.12 $srcver into $CACHE"
+	rm -rf "$KSRC" "$KOBJ" "$CACHE/applied"
+	tar -C "$CACHE" -xf "$tarball"
+	echo "$srcver" > "$KSRC/.rtg-version"
+fi
+
+# 2. The patch series: revert what is applied when kpatch/ changed, then
+# apply kpatch/ in order. Reverting touches only the patched files, so make
+# rebuilds only what depends on them.
+applied=$CACHE/applied
+mkdir -p "$applied"
+if ! diff -rq "$TOP/kpatch" "$applied" >/dev/null 2>&1; then
+	for p in $(ls -r "$applied"/*.patch 2>/dev/null); do
+		log "reverting $(basename "$p")"
+		patch -d "$KSRC" -p1 -R -s --no-backup-if-mismatch < "$p" ||
+			die "cannot revert $p; remove $KSRC to start over"
+		rm -f "$p"
+	done
+	for p in "$TOP"/kpatch/*.patch; do
+		log "applying $(basename "$p")"
+		patch -d "$KSRC" -p1 -s --no-backup-if-mismatch --forward < "$p" ||
+			die "$(basename "$p") does not apply"
+		cp "$p" "$applied/"
+	done
+fi
+
+# 3. Configuration: tinyconfig plus the fragment, redone when it changes.
+mkdir -p "$KOBJ"
+cfgsum=$(sha256sum "$TOP/scripts/guest.config" | cut -d' ' -f1)
+if [ ! -f "$KOBJ/.config" ] || [ "$(cat "$KOBJ/.rtg-config" 2>/dev/null)" != "$cfgsum" ]; then
+	log "configuring (tinyconfig + scripts/guest.config)"
+	make -s -C "$KSRC" O="$KOBJ" ARCH=x86_64 tinyconfig >/dev/null
+	"$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOBJ" "$KOBJ/.config" \
+		"$TOP/scripts/guest.config" >/dev/null
+	make -s -C "$KSRC" O="$KOBJ" ARCH=x86_64 olddefconfig
+	# every =y line of the fragment must have survived olddefconfig
+	grep -E '^CONFIG_[A-Z0-9_]+=y' "$TOP/scripts/guest.config" | while read -r l; do
+		grep -qx "$l" "$KOBJ/.config" || die "config: $l did not stick"
+	done
+	echo "$cfgsum" > "$KOBJ/.rtg-config"
+fi
+
+# 4. Build; make itself skips what is up to date.
+log "building bzImage and modules (-j$NPROC)"
+make -s -C "$KSRC" O="$KOBJ" ARCH=x86_64 -j"$NPROC" bzImage modules
+log "kernel ready: $KOBJ/arch/x86/boot/bzImage"

@@ -1,0 +1,53 @@
+#!/bin/bash
+# Run the guest test suite and judge it from the host:
+#  - boot 1 (-smp 2): every guest test;
+#  - boot 2 (-smp 4): the smp test again, so SMP bring-up is checked twice;
+#  - per boot: the guest finished (no timeout, summary line present) and
+#    the kernel log has no warning, BUG, oops, lockdep or INFO report.
+# Ends with "N passed, N failed"; exits non-zero on any failure.
+set -uo pipefail
+. "$(dirname "$0")/common.sh"
+
+out=${OUT:-$TOP/build}
+pass=0
+fail=0
+kernel_reports='WARNING:|BUG:|Oops|INFO:|Call Trace:|Kernel panic|general protection|possible circular|possible recursive|inconsistent lock|suspicious RCU|sleeping function called|UBSAN|KASAN'
+
+result() {	# result NAME OK [detail]
+	if [ "$2" = 1 ]; then
+		echo "PASS $1"
+		pass=$((pass + 1))
+	else
+		echo "FAIL $1${3:+ ($3)}"
+		fail=$((fail + 1))
+	fi
+}
+
+boot() {	# boot NAME SMP [kernel args]
+	local name=$1 smp=$2 logf=$out/guest-$1.log rc
+	shift 2
+	RTG_SMP=$smp "$TOP/scripts/run-guest.sh" check "$logf" "$@" >/dev/null
+	rc=$?
+	echo "=== guest boot '$name' (-smp $smp): log $logf"
+	grep -E '^(PASS|FAIL|--- |  )' "$logf" || true
+	pass=$((pass + $(grep -c '^PASS ' "$logf")))
+	fail=$((fail + $(grep -c '^FAIL ' "$logf")))
+	if grep -q '^rtg-guest: [0-9]* passed, [0-9]* failed' "$logf" && [ "$rc" != 124 ]; then
+		result "$name-guest-finished" 1
+	else
+		result "$name-guest-finished" 0 "qemu exit $rc$([ "$rc" = 124 ] && echo ', timeout')"
+	fi
+	if grep -Eq "$kernel_reports" "$logf"; then
+		grep -E -A3 "$kernel_reports" "$logf" | head -40
+		result "$name-kernel-log-clean" 0
+	else
+		result "$name-kernel-log-clean" 1
+	fi
+}
+
+start=$(date +%s)
+boot smp2 2
+boot smp4 4 rtg.tests=smp
+echo "guest time: $(($(date +%s) - start)) s"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,15 @@
+#!/bin/bash
+# checkpatch.pl --strict from the kernel tree over kmod/, tests/kmod/ and
+# every patch in kpatch/.
+set -uo pipefail
+. "$(dirname "$0")/common.sh"
+
+cp=$KSRC/scripts/checkpatch.pl
+[ -f "$cp" ] || die "no kernel tree; run make kernel"
+rc=0
+perl "$cp" --strict --quiet --no-tree -f "$TOP"/kmod/*.[ch] "$TOP"/tests/kmod/*.c || rc=1
+for p in "$TOP"/kpatch/*.patch; do
+	perl "$cp" --strict --quiet --no-tree "$p" || rc=1
+done
+[ $rc = 0 ] && log "clean"
+exit $rc

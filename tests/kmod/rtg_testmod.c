@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rtg_testmod: kfuncs in module BTF for the bpf_rtguard tests.
+ *
+ * Calls of every shape a kfunc can have (0 to 5 arguments; void, int,
+ * 64-bit and pointer results; sleepable; acquire/release with NULL
+ * results), and an acquire/release pair whose live objects are counted
+ * in debugfs (rtg_testmod/live) so that tests can see leaks.
+ */
+#include <linux/atomic.h>
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/refcount.h>
+#include <linux/slab.h>
+
+/**
+ * struct rtg_test_obj - a counted object handed out by rtg_test_obj_get()
+ * @ref: references held on the object
+ * @id: the value it was created for
+ */
+struct rtg_test_obj {
+	refcount_t ref;
+	u64 id;
+};
+
+static atomic_t rtg_test_live = ATOMIC_INIT(0);
+static atomic64_t rtg_test_last = ATOMIC64_INIT(0);
+static struct dentry *rtg_test_dir;
+
+__bpf_kfunc_start_defs();
+
+__bpf_kfunc u64 rtg_test_arg0(void)
+{
+	return 0x123456789abcdef0ULL;
+}
+
+__bpf_kfunc int rtg_test_arg1(int a)
+{
+	return -a;
+}
+
+__bpf_kfunc u32 rtg_test_arg2(u32 a, u32 b)
+{
+	return a * 1000 + b;
+}
+
+__bpf_kfunc void rtg_test_void3(u64 a, u64 b, u64 c)
+{
+	atomic64_set(&rtg_test_last, a + b * 10 + c * 100);
+}
+
+__bpf_kfunc u64 rtg_test_last_value(void)
+{
+	return atomic64_read(&rtg_test_last);
+}
+
+__bpf_kfunc u64 rtg_test_arg4(u64 a, u64 b, u64 c, u64 d)
+{
+	return (a << 48) ^ (b << 32) ^ (c << 16) ^ d;
+}
+
+__bpf_kfunc u64 rtg_test_arg5(u64 a, u64 b, u64 c, u64 d, u64 e)
+{
+	return a + 2 * b + 3 * c + 4 * d + 5 * e;
+}
+
+__bpf_kfunc void rtg_test_void0(void)
+{
+	atomic64_inc(&rtg_test_last);
+}
+
+__bpf_kfunc int rtg_test_sleep(u32 usecs)
+{
+	might_sleep();
+	usleep_range(usecs, usecs + 10);
+	return usecs;
+}
+
+__bpf_kfunc struct rtg_test_obj *rtg_test_obj_get(u64 id)
+{
+	struct rtg_test_obj *obj;
+
+	if (!id)
+		return NULL;
+	obj = kmalloc(sizeof(*obj), GFP_ATOMIC);
+	if (!obj)
+		return NULL;
+	refcount_set(&obj->ref, 1);
+	obj->id = id;
+	atomic_inc(&rtg_test_live);
+	return obj;
+}
+
+__bpf_kfunc void rtg_test_obj_put(struct rtg_test_obj *obj)
+{
+	if (refcount_dec_and_test(&obj->ref)) {
+		atomic_dec(&rtg_test_live);
+		kfree(obj);
+	}
+}
+
+__bpf_kfunc_end_defs();
+
+BTF_KFUNCS_START(rtg_test_kfunc_ids)
+BTF_ID_FLAGS(func, rtg_test_arg0)
+BTF_ID_FLAGS(func, rtg_test_arg1)
+BTF_ID_FLAGS(func, rtg_test_arg2)
+BTF_ID_FLAGS(func, rtg_test_void3)
+BTF_ID_FLAGS(func, rtg_test_last_value)
+BTF_ID_FLAGS(func, rtg_test_arg4)
+BTF_ID_FLAGS(func, rtg_test_arg5)
+BTF_ID_FLAGS(func, rtg_test_void0)
+BTF_ID_FLAGS(func, rtg_test_sleep, KF_SLEEPABLE)
+BTF_ID_FLAGS(func, rtg_test_obj_get, KF_ACQUIRE | KF_RET_NULL)
+BTF_ID_FLAGS(func, rtg_test_obj_put, KF_RELEASE)
+BTF_KFUNCS_END(rtg_test_kfunc_ids)
+
+static const struct btf_kfunc_id_set rtg_test_kfunc_set = {
+	.owner = THIS_MODULE,
+	.set = &rtg_test_kfunc_ids,
+};
+
+static int rtg_test_live_get(void *data, u64 *val)
+{
+	*val = atomic_read(&rtg_test_live);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(rtg_test_live_fops, rtg_test_live_get, NULL, "%llu\n");
+
+static int __init rtg_testmod_init(void)
+{
+	static const enum bpf_prog_type types[] = {
+		BPF_PROG_TYPE_SYSCALL, BPF_PROG_TYPE_SCHED_CLS,
+		BPF_PROG_TYPE_XDP, BPF_PROG_TYPE_TRACING,
+	};
+	int i, err;
+
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		err = register_btf_kfunc_id_set(types[i], &rtg_test_kfunc_set);
+		if (err)
+			return err;
+	}
+	rtg_test_dir = debugfs_create_dir("rtg_testmod", NULL);
+	debugfs_create_file_unsafe("live", 0444, rtg_test_dir, NULL,
+				   &rtg_test_live_fops);
+	return 0;
+}
+
+static void __exit rtg_testmod_exit(void)
+{
+	debugfs_remove_recursive(rtg_test_dir);
+}
+
+module_init(rtg_testmod_init);
+module_exit(rtg_testmod_exit);
+
+MODULE_DESCRIPTION("kfuncs in module BTF for the bpf_rtguard tests");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The guest tests, one function each; see rtgtest.c for the table. */
+#ifndef _RTG_TESTS_H
+#define _RTG_TESTS_H
+
+void test_smp(void);
+void test_passthrough(void);
+void test_jit_identity(void);
+void test_jit_hook_target(void);
+void test_lifetime(void);
+void test_param_einval(void);
+void test_debug_mode_eperm(void);
+
+#endif
