@@ -29,16 +29,16 @@ boot() {	# boot NAME SMP [kernel args]
 	RTG_SMP=$smp "$TOP/scripts/run-guest.sh" check "$logf" "$@" >/dev/null
 	rc=$?
 	echo "=== guest boot '$name' (-smp $smp): log $logf"
-	grep -E '^(PASS|FAIL|--- |  )' "$logf" || true
-	pass=$((pass + $(grep -c '^PASS ' "$logf")))
-	fail=$((fail + $(grep -c '^FAIL ' "$logf")))
-	if grep -q '^rtg-guest: [0-9]* passed, [0-9]* failed' "$logf" && [ "$rc" != 124 ]; then
+	grep -a -E '^(PASS|FAIL|--- |  )' "$logf" || true
+	pass=$((pass + $(grep -a -c '^PASS ' "$logf")))
+	fail=$((fail + $(grep -a -c '^FAIL ' "$logf")))
+	if grep -a -q '^rtg-guest: [0-9]* passed, [0-9]* failed' "$logf" && [ "$rc" != 124 ]; then
 		result "$name-guest-finished" 1
 	else
 		result "$name-guest-finished" 0 "qemu exit $rc$([ "$rc" = 124 ] && echo ', timeout')"
 	fi
-	if grep -Eq "$kernel_reports" "$logf"; then
-		grep -E -A3 "$kernel_reports" "$logf" | head -40
+	if grep -a -Eq "$kernel_reports" "$logf"; then
+		grep -a -E -A3 "$kernel_reports" "$logf" | head -40
 		result "$name-kernel-log-clean" 0
 	else
 		result "$name-kernel-log-clean" 1

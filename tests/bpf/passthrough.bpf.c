@@ -29,10 +29,10 @@ struct {
 	__type(value, u64);
 } hmap SEC(".maps");
 
-u64 calls[PT_NR];
-u64 out_sys[PT_NOUT];
-u64 out_tc[PT_NOUT];
-u64 out_fentry[PT_NOUT];
+__u64 calls[PT_NR];
+__u64 out_sys[PT_NOUT];
+__u64 out_tc[PT_NOUT];
+__u64 out_fentry[PT_NOUT];
 int target_pid;
 char user_buf[8];
 
@@ -132,7 +132,8 @@ int BPF_PROG(pt_fentry, struct pt_regs *regs)
 	out_fentry[0] += 1;
 	out_fentry[1] = C(bpf_get_current_comm)(comm, sizeof(comm));
 	out_fentry[2] = comm[0];
-	out_fentry[3] = (C(bpf_get_prandom_u32)() | 1) & 1;
+	CNT(bpf_user_rnd_u32);	/* what bpf_get_prandom_u32() becomes */
+	out_fentry[3] = (bpf_get_prandom_u32() | 1) & 1;
 	out_fentry[4] = C(rtg_test_arg4)(4, 3, 2, 1);
 	obj = C(rtg_test_obj_get)(9);
 	if (obj) {

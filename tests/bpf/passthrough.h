@@ -17,7 +17,7 @@
 	X(bpf_cpumask_release) X(bpf_task_from_pid)	\
 	X(bpf_task_release) X(bpf_skb_load_bytes)	\
 	X(bpf_csum_diff) X(bpf_get_hash_recalc)		\
-	X(bpf_get_current_comm) X(bpf_get_prandom_u32)	\
+	X(bpf_get_current_comm) X(bpf_user_rnd_u32)	\
 	X(bpf_copy_from_user) X(bpf_get_current_pid_tgid)
 
 #define PT_SLOT(f) PT_##f,

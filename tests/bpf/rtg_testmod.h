@@ -3,7 +3,11 @@
 #ifndef _RTG_TESTMOD_BPF_H
 #define _RTG_TESTMOD_BPF_H
 
-struct rtg_test_obj;
+/* must match tests/kmod/rtg_testmod.c for libbpf to accept the kfuncs */
+struct rtg_test_obj {
+	refcount_t ref;
+	__u64 id;
+};
 
 extern __u64 rtg_test_arg0(void) __ksym;
 extern int rtg_test_arg1(int a) __ksym;

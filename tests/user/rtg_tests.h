@@ -11,4 +11,7 @@ void test_lifetime(void);
 void test_param_einval(void);
 void test_debug_mode_eperm(void);
 
+
+void demo_calls(void);
+
 #endif

@@ -34,14 +34,17 @@ int mod_unload(const char *name)
 	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
 }
 
-/* Programs are freed after an RCU grace period and a work item: give them time. */
+/*
+ * Programs are freed after an RCU grace period and a work item: give them
+ * time. delete_module() reports a module in use as EWOULDBLOCK.
+ */
 int mod_unload_wait(const char *name, int timeout_ms)
 {
 	int err;
 
 	for (;;) {
 		err = mod_unload(name);
-		if (err != -EBUSY || timeout_ms <= 0)
+		if (err != -EWOULDBLOCK || timeout_ms <= 0)
 			return err;
 		usleep(10000);
 		timeout_ms -= 10;

@@ -4,6 +4,7 @@
  *
  *   rtgtest --list      names of all tests, one per line
  *   rtgtest NAME        run one test; exit 0 when every check held
+ *   rtgtest --demo NAME run one demo scenario (see demo.sh)
  */
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +26,13 @@ static const struct {
 	{ "debug_mode_eperm", test_debug_mode_eperm },
 };
 
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} demos[] = {
+	{ "calls", demo_calls },
+};
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list args)
 {
@@ -42,12 +50,22 @@ int main(int argc, char **argv)
 			puts(tests[i].name);
 		return 0;
 	}
+	libbpf_set_print(libbpf_print);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 3 && !strcmp(argv[1], "--demo")) {
+		for (i = 0; i < sizeof(demos) / sizeof(demos[0]); i++) {
+			if (strcmp(argv[2], demos[i].name))
+				continue;
+			demos[i].fn();
+			return rtg_failures ? 1 : 0;
+		}
+		fprintf(stderr, "%s: no demo '%s'\n", argv[0], argv[2]);
+		return 2;
+	}
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s --list | TEST\n", argv[0]);
 		return 2;
 	}
-	libbpf_set_print(libbpf_print);
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		if (strcmp(argv[1], tests[i].name))
 			continue;

@@ -41,7 +41,9 @@ static int load_syscall_prog(__u32 flags)
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .prog_flags = flags);
+	/* syscall programs must be sleepable */
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .prog_flags = flags | BPF_F_SLEEPABLE);
 	int fd;
 
 	fd = bpf_prog_load(BPF_PROG_TYPE_SYSCALL, "dbg_flag", "GPL", insns, 2, &opts);
@@ -67,7 +69,8 @@ void test_debug_mode_eperm(void)
 {
 	int err;
 
-	CHECK(load_syscall_prog(BPF_F_DEBUG_MODE) == 0, "privileged load with the flag");
+	err = load_syscall_prog(BPF_F_DEBUG_MODE);
+	CHECK(err == 0, "privileged load with the flag: %s", strerror(-err));
 
 	/* keep CAP_BPF, drop CAP_SYS_ADMIN (word 0) and CAP_PERFMON (word 1) */
 	REQUIRE(!set_effective(1u << CAP_SYS_ADMIN, 1u << (CAP_PERFMON - 32)),

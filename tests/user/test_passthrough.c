@@ -33,6 +33,8 @@ struct pt_result {
 
 static const char user_str[8] = "user!";
 
+static bool pt_print;	/* demo: show the sites as they are counted */
+
 static void pt_collect_sites(struct pt_result *r)
 {
 	static struct rtg_call_site sites[512];
@@ -47,6 +49,10 @@ static void pt_collect_sites(struct pt_result *r)
 		    sites[k].prog_id != r->ids[2])
 			continue;
 		r->nsites++;
+		if (pt_print)
+			printf("  prog %-3u %-12s insn %-3u calls %-3lu %s\n",
+			       sites[k].prog_id, sites[k].prog, sites[k].insn,
+			       sites[k].count, sites[k].func);
 		for (j = 0; j < PT_NR; j++)
 			if (!strcmp(sites[k].func, pt_names[j]))
 				break;
@@ -157,5 +163,20 @@ void test_passthrough(void)
 	}
 	printf("  %d hooked call sites, %lu calls counted by both sides\n", on.nsites,
 	       ({ uint64_t t = 0; for (j = 0; j < PT_NR; j++) t += on.seen[j]; t; }));
+	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
+}
+
+void demo_calls(void)
+{
+	struct pt_result r;
+
+	REQUIRE(!mod_load(MOD_RTGUARD, "hook_all=1"), "insmod");
+	printf("bpf_rtguard hook_all=1: a syscall, a tc and an fentry program, every\n"
+	       "helper and kfunc call counted per call site (debugfs bpf_rtguard/calls):\n");
+	pt_print = true;
+	pt_run(&r);
+	pt_check_values(&r);
+	printf("results identical to the unhooked run: %s\n",
+	       rtg_failures ? "NO" : "yes");
 	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
 }
