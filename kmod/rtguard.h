@@ -47,6 +47,17 @@ struct rtg_image {
 	struct rtg_site sites[] __counted_by(max_sites);
 };
 
+/**
+ * rtg_main_aux() - aux data of the program an image belongs to
+ * @image: a hooked image
+ *
+ * Return: the main program's aux data (id, name, verifier results).
+ */
+static inline struct bpf_prog_aux *rtg_main_aux(const struct rtg_image *image)
+{
+	return image->aux->main_prog_aux ?: image->aux;
+}
+
 /* rtguard_main.c */
 extern bool rtg_hook_all;
 

@@ -4,6 +4,8 @@
  *
  *   bpf_rtguard/calls   one line per hooked call site:
  *                       prog_id prog_name insn_idx count function [module]
+ *   bpf_rtguard/progs   one line per hooked program image:
+ *                       prog_id prog_name func_idx sites max_refs debug_mode
  */
 #include <linux/bpf_call_hook.h>
 #include <linux/debugfs.h>
@@ -20,7 +22,7 @@ static int rtg_calls_show(struct seq_file *m, void *v)
 	seq_puts(m, "# prog_id prog_name insn count function\n");
 	mutex_lock(&rtg_images_lock);
 	list_for_each_entry(image, &rtg_images, node) {
-		struct bpf_prog_aux *main = image->aux->main_prog_aux ?: image->aux;
+		struct bpf_prog_aux *main = rtg_main_aux(image);
 
 		for (i = 0; i < image->nr_sites; i++) {
 			const struct rtg_site *site = &image->sites[i];
@@ -36,6 +38,25 @@ static int rtg_calls_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(rtg_calls);
 
+static int rtg_progs_show(struct seq_file *m, void *v)
+{
+	struct rtg_image *image;
+
+	seq_puts(m, "# prog_id prog_name func_idx sites max_refs debug_mode\n");
+	mutex_lock(&rtg_images_lock);
+	list_for_each_entry(image, &rtg_images, node) {
+		struct bpf_prog_aux *main = rtg_main_aux(image);
+
+		seq_printf(m, "%u %s %u %u %u %d\n", main->id,
+			   main->name[0] ? main->name : "-",
+			   image->aux->func_idx, image->nr_sites,
+			   main->max_acquired_refs, main->debug_mode);
+	}
+	mutex_unlock(&rtg_images_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rtg_progs);
+
 /**
  * rtg_debugfs_init() - create the module's debugfs directory and files
  *
@@ -46,6 +67,8 @@ int rtg_debugfs_init(void)
 	rtg_debugfs_dir = debugfs_create_dir("bpf_rtguard", NULL);
 	debugfs_create_file("calls", 0400, rtg_debugfs_dir, NULL,
 			    &rtg_calls_fops);
+	debugfs_create_file("progs", 0400, rtg_debugfs_dir, NULL,
+			    &rtg_progs_fops);
 	return 0;
 }
 

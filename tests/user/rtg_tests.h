@@ -10,6 +10,8 @@ void test_jit_hook_target(void);
 void test_lifetime(void);
 void test_param_einval(void);
 void test_debug_mode_eperm(void);
+void test_debug_mode_flag(void);
+void test_verifier_max_refs(void);
 
 
 void demo_calls(void);

@@ -24,6 +24,8 @@ static const struct {
 	{ "lifetime", test_lifetime },
 	{ "param_einval", test_param_einval },
 	{ "debug_mode_eperm", test_debug_mode_eperm },
+	{ "debug_mode_flag", test_debug_mode_flag },
+	{ "verifier_max_refs", test_verifier_max_refs },
 };
 
 static const struct {

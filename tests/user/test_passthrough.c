@@ -176,7 +176,7 @@ void demo_calls(void)
 	pt_print = true;
 	pt_run(&r);
 	pt_check_values(&r);
-	printf("results identical to the unhooked run: %s\n",
+	printf("every result equals what the unhooked functions return: %s\n",
 	       rtg_failures ? "NO" : "yes");
 	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
 }
