@@ -27,12 +27,29 @@ static void rtg_image_free(struct rtg_image *image)
 	kvfree(image);
 }
 
+/* The hook for an image, or NULL when it is not to be hooked. */
+static void *rtg_choose_hook(struct bpf_prog *prog)
+{
+	struct bpf_prog_aux *main = bpf_call_hook_main_aux(prog);
+
+	switch (READ_ONCE(rtg_debug)) {
+	case RTG_DEBUG_ALL:
+		return rtg_trace_hook;
+	case RTG_DEBUG_FLAG:
+		if (main->debug_mode)
+			return rtg_trace_hook;
+		break;
+	}
+	return READ_ONCE(rtg_hook_all) ? rtg_passthrough_hook : NULL;
+}
+
 static void *rtg_prog_init(struct bpf_prog *prog)
 {
 	struct rtg_image *image;
+	void *hook = rtg_choose_hook(prog);
 	u32 i, n = 0;
 
-	if (!READ_ONCE(rtg_hook_all))
+	if (!hook)
 		return NULL;
 
 	for (i = 0; i < prog->len; i++)
@@ -50,23 +67,39 @@ static void *rtg_prog_init(struct bpf_prog *prog)
 		return ERR_PTR(-ENOMEM);
 	}
 	image->aux = prog->aux;
+	image->hook = hook;
 	return image;
 }
 
 static void *rtg_select(void *data, struct bpf_prog *prog,
-			const struct bpf_insn *insn, u32 insn_idx,
-			void *func, u64 *arg)
+			const struct bpf_call_hook_call *call, u64 *arg)
 {
+	const struct bpf_call_info *info = call->info;
 	struct rtg_image *image = data;
 	struct rtg_site *site;
 
 	if (WARN_ON_ONCE(image->nr_sites >= image->max_sites))
 		return NULL;
 	site = &image->sites[image->nr_sites];
-	site->func = func;
+	site->func = call->func;
 	site->count = image->counts + image->nr_sites;
 	site->image = image;
-	site->insn_idx = insn_idx;
+	site->main = bpf_call_hook_main_aux(prog);
+	site->insn_idx = call->insn_idx;
+	/* unknown calls show all five argument registers */
+	site->nr_args = info ? min_t(u8, info->nr_args, MAX_BPF_FUNC_REG_ARGS) :
+			       MAX_BPF_FUNC_REG_ARGS;
+	site->ret_size = sizeof(u64);
+	if (info) {
+		site->arg_is_ptr = info->arg_is_ptr;
+		site->arg_is_signed = info->arg_is_signed;
+		site->arg_is_32bit = info->arg_is_32bit;
+		site->ret_size = info->ret_size;
+		if (info->ret_is_ptr)
+			site->flags |= RTG_SITE_RET_PTR;
+		if (info->ret_is_signed)
+			site->flags |= RTG_SITE_RET_SIGNED;
+	}
 	image->nr_sites++;
 
 	/* first hook of the image: make it visible to debugfs */
@@ -76,7 +109,7 @@ static void *rtg_select(void *data, struct bpf_prog *prog,
 		mutex_unlock(&rtg_images_lock);
 	}
 	*arg = (unsigned long)site;
-	return rtg_passthrough_hook;
+	return image->hook;
 }
 
 static void rtg_prog_free(void *data, struct bpf_prog *prog)

@@ -5,6 +5,8 @@
 #include <linux/bpf_call_hook.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
 
 #include "rtguard.h"
 
@@ -28,6 +30,41 @@ static const struct kernel_param_ops rtg_bool_ops = {
 module_param_cb(hook_all, &rtg_bool_ops, &rtg_hook_all, 0644);
 MODULE_PARM_DESC(hook_all,
 		 "Redirect every helper and kfunc call of programs JIT compiled while set to a counting pass-through hook (default: off)");
+
+int rtg_debug = RTG_DEBUG_FLAG;
+
+static const char * const rtg_debug_names[] = {
+	[RTG_DEBUG_OFF] = "off",
+	[RTG_DEBUG_FLAG] = "flag",
+	[RTG_DEBUG_ALL] = "all",
+};
+
+static int rtg_param_set_debug(const char *val, const struct kernel_param *kp)
+{
+	int mode = sysfs_match_string(rtg_debug_names, val);
+
+	if (mode < 0) {
+		pr_warn_ratelimited("bpf_rtguard: debug: '%.*s' is not one of off, flag, all\n",
+				    (int)strcspn(val, "\n"), val);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(int *)kp->arg, mode);
+	return 0;
+}
+
+static int rtg_param_get_debug(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", rtg_debug_names[READ_ONCE(*(int *)kp->arg)]);
+}
+
+static const struct kernel_param_ops rtg_debug_ops = {
+	.set = rtg_param_set_debug,
+	.get = rtg_param_get_debug,
+};
+
+module_param_cb(debug, &rtg_debug_ops, &rtg_debug, 0644);
+MODULE_PARM_DESC(debug,
+		 "Trace every helper and kfunc call (trace event bpf_rtguard:rtg_call) of: flag = programs loaded with BPF_F_DEBUG_MODE (default), all = every program JIT compiled while set, off = none");
 
 static int __init rtg_init(void)
 {

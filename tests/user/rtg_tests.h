@@ -12,6 +12,11 @@ void test_param_einval(void);
 void test_debug_mode_eperm(void);
 void test_debug_mode_flag(void);
 void test_verifier_max_refs(void);
+void test_debug_seed_trace(void);
+void test_debug_selection(void);
+void test_debug_arg_counts(void);
+void test_debug_two_cpus(void);
+void test_debug_param_einval(void);
 
 
 void demo_calls(void);

@@ -26,6 +26,11 @@ static const struct {
 	{ "debug_mode_eperm", test_debug_mode_eperm },
 	{ "debug_mode_flag", test_debug_mode_flag },
 	{ "verifier_max_refs", test_verifier_max_refs },
+	{ "debug_seed_trace", test_debug_seed_trace },
+	{ "debug_selection", test_debug_selection },
+	{ "debug_arg_counts", test_debug_arg_counts },
+	{ "debug_two_cpus", test_debug_two_cpus },
+	{ "debug_param_einval", test_debug_param_einval },
 };
 
 static const struct {

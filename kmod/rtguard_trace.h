@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * bpf_rtguard trace events.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM bpf_rtguard
+
+#if !defined(_RTGUARD_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _RTGUARD_TRACE_H
+
+#include <linux/tracepoint.h>
+
+#include "rtguard.h"
+
+/*
+ * One helper or kfunc call of a program in debug mode. Only raw values are
+ * stored; rtg-strace (tests/tools) turns them into one strace-like line.
+ */
+TRACE_EVENT(rtg_call,
+
+	TP_PROTO(const struct rtg_site *site, u64 r1, u64 r2, u64 r3, u64 r4,
+		 u64 r5, u64 ret, u64 start_ns, u64 dur_ns),
+
+	TP_ARGS(site, r1, r2, r3, r4, r5, ret, start_ns, dur_ns),
+
+	TP_STRUCT__entry(
+		__field(u64, start_ns)
+		__field(u64, dur_ns)
+		__field(u64, ret)
+		__array(u64, args, MAX_BPF_FUNC_REG_ARGS)
+		__field(void *, func)
+		__field(u32, prog_id)
+		__field(u32, insn)
+		__field(u8, nr_args)
+		__field(u8, arg_is_ptr)
+		__field(u8, arg_is_signed)
+		__field(u8, arg_is_32bit)
+		__field(u8, ret_size)
+		__field(u8, flags)
+		__array(char, prog_name, BPF_OBJ_NAME_LEN)
+	),
+
+	TP_fast_assign(
+		__entry->start_ns = start_ns;
+		__entry->dur_ns = dur_ns;
+		__entry->ret = ret;
+		__entry->args[0] = r1;
+		__entry->args[1] = r2;
+		__entry->args[2] = r3;
+		__entry->args[3] = r4;
+		__entry->args[4] = r5;
+		__entry->func = site->func;
+		__entry->prog_id = site->main->id;
+		__entry->insn = site->insn_idx;
+		__entry->nr_args = site->nr_args;
+		__entry->arg_is_ptr = site->arg_is_ptr;
+		__entry->arg_is_signed = site->arg_is_signed;
+		__entry->arg_is_32bit = site->arg_is_32bit;
+		__entry->ret_size = site->ret_size;
+		__entry->flags = site->flags;
+		memcpy(__entry->prog_name, site->main->name, BPF_OBJ_NAME_LEN);
+	),
+
+	TP_printk("t=%llu dur=%llu prog=%u name=%.16s insn=%u nargs=%u ptr=%#x signed=%#x int32=%#x retsize=%u flags=%#x args=%#llx,%#llx,%#llx,%#llx,%#llx ret=%#llx func=%ps",
+		  __entry->start_ns, __entry->dur_ns, __entry->prog_id,
+		  __entry->prog_name[0] ? __entry->prog_name : "-",
+		  __entry->insn, __entry->nr_args, __entry->arg_is_ptr,
+		  __entry->arg_is_signed, __entry->arg_is_32bit,
+		  __entry->ret_size, __entry->flags, __entry->args[0], __entry->args[1],
+		  __entry->args[2], __entry->args[3], __entry->args[4],
+		  __entry->ret, __entry->func)
+);
+
+#endif /* _RTGUARD_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE rtguard_trace
+#include <trace/define_trace.h>
