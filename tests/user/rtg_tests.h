@@ -20,5 +20,6 @@ void test_debug_param_einval(void);
 
 
 void demo_calls(void);
+void bench_calls(void);
 
 #endif

@@ -5,6 +5,7 @@
  *   rtgtest --list      names of all tests, one per line
  *   rtgtest NAME        run one test; exit 0 when every check held
  *   rtgtest --demo NAME run one demo scenario (see demo.sh)
+ *   rtgtest --bench NAME run one benchmark (see bench.sh)
  */
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +39,8 @@ static const struct {
 	void (*fn)(void);
 } demos[] = {
 	{ "calls", demo_calls },
+}, benches[] = {
+	{ "calls", bench_calls },
 };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
@@ -67,6 +70,16 @@ int main(int argc, char **argv)
 			return rtg_failures ? 1 : 0;
 		}
 		fprintf(stderr, "%s: no demo '%s'\n", argv[0], argv[2]);
+		return 2;
+	}
+	if (argc == 3 && !strcmp(argv[1], "--bench")) {
+		for (i = 0; i < sizeof(benches) / sizeof(benches[0]); i++) {
+			if (strcmp(argv[2], benches[i].name))
+				continue;
+			benches[i].fn();
+			return rtg_failures ? 1 : 0;
+		}
+		fprintf(stderr, "%s: no benchmark '%s'\n", argv[0], argv[2]);
 		return 2;
 	}
 	if (argc != 2) {

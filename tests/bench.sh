@@ -1,0 +1,4 @@
+#!/bin/sh
+# Guest benchmarks (make bench): figures and ratios from this one boot.
+insmod /rtg/rtg_testmod.ko
+/rtg/rtgtest --bench calls

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * make bench: per-call cost of bpf_rtguard's hooks, measured in one guest
+ * boot against the same program untraced, and against what a user would
+ * attach today for the same per-call record (kprobe+kretprobe or
+ * fentry+fexit writing to a BPF ring buffer). Prints figures; asserts
+ * nothing about time.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "rtg_util.h"
+#include "rtg_tests.h"
+#include "bench.skel.h"
+
+#define BENCH_RUNS	2000	/* test runs per round */
+#define BENCH_ROUNDS	7
+#define CALLS_PER_RUN	10
+
+enum bench_variant {
+	V_BASE, V_PASSTHROUGH, V_DEBUG_IDLE, V_DEBUG, V_KPROBE, V_FENTRY, V_NR,
+};
+
+static const char *const variant_names[V_NR] = {
+	[V_BASE] = "untraced",
+	[V_PASSTHROUGH] = "pass-through hook (hook_all=1)",
+	[V_DEBUG_IDLE] = "debug hook, trace event off",
+	[V_DEBUG] = "debug mode (rtg_call event)",
+	[V_KPROBE] = "kprobe+kretprobe -> ringbuf",
+	[V_FENTRY] = "fentry+fexit -> ringbuf",
+};
+
+static int count_record(void *ctx, void *data, size_t size)
+{
+	(*(long *)ctx)++;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void set_params(enum bench_variant v)
+{
+	param_write("hook_all", v == V_PASSTHROUGH ? "1" : "0");
+	param_write("debug", v == V_DEBUG || v == V_DEBUG_IDLE ? "all" : "off");
+	system(v == V_DEBUG ? "/rtg/rtg-strace --clear; /rtg/rtg-strace --enable" :
+	       "/rtg/rtg-strace --disable");
+}
+
+/* Median ns per run of bench_calls; -1 on error. */
+static double measure(enum bench_variant v, long *records)
+{
+	static char pkt[64] = { [12] = 0x08 };	/* an IPv4 ethertype */
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = BENCH_RUNS,
+		    .data_in = pkt, .data_size_in = sizeof(pkt));
+	struct bpf_link *l1 = NULL, *l2 = NULL;
+	double t[BENCH_ROUNDS], median = -1;
+	struct ring_buffer *rb = NULL;
+	struct bench_bpf *skel;
+	int i, fd;
+
+	set_params(v);
+	skel = bench_bpf__open();
+	if (!CHECK(skel, "open"))
+		return -1;
+	bpf_program__set_autoload(skel->progs.kp_entry, v == V_KPROBE);
+	bpf_program__set_autoload(skel->progs.kp_exit, v == V_KPROBE);
+	bpf_program__set_autoload(skel->progs.fe_entry, v == V_FENTRY);
+	bpf_program__set_autoload(skel->progs.fe_exit, v == V_FENTRY);
+	if (!CHECK(!bench_bpf__load(skel), "load: %s", strerror(errno)))
+		goto out;
+	if (v == V_KPROBE) {
+		l1 = bpf_program__attach(skel->progs.kp_entry);
+		l2 = bpf_program__attach(skel->progs.kp_exit);
+	} else if (v == V_FENTRY) {
+		l1 = bpf_program__attach(skel->progs.fe_entry);
+		l2 = bpf_program__attach(skel->progs.fe_exit);
+	}
+	if ((v == V_KPROBE || v == V_FENTRY) && !CHECK(l1 && l2, "attach"))
+		goto out;
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.records), count_record,
+			      records, NULL);
+	fd = bpf_program__fd(skel->progs.bench_calls);
+	for (i = 0; i < BENCH_ROUNDS; i++) {
+		if (!CHECK(!bpf_prog_test_run_opts(fd, &opts) && opts.retval == 0,
+			   "run: %s", strerror(errno)))
+			goto out;
+		t[i] = opts.duration;
+		if (rb)
+			ring_buffer__consume(rb);
+		if (v == V_DEBUG)
+			system("/rtg/rtg-strace --clear");
+	}
+	qsort(t, BENCH_ROUNDS, sizeof(t[0]), cmp_double);
+	median = t[BENCH_ROUNDS / 2];
+out:
+	ring_buffer__free(rb);
+	bpf_link__destroy(l1);
+	bpf_link__destroy(l2);
+	bench_bpf__destroy(skel);
+	return median;
+}
+
+void bench_calls(void)
+{
+	double ns[V_NR];
+	long records[V_NR] = {};
+	int v;
+
+	REQUIRE(!mod_load(MOD_RTGUARD, NULL), "insmod");
+	for (v = 0; v < V_NR; v++)
+		ns[v] = measure(v, &records[v]);
+	system("/rtg/rtg-strace --disable");
+
+	printf("bench: %d kfunc calls per run (rtg_test_arg2), %d runs x %d rounds, median round\n",
+	       CALLS_PER_RUN, BENCH_RUNS, BENCH_ROUNDS);
+	printf("  %-32s %10s %16s %8s\n", "variant", "ns/run", "ns/call added", "x base");
+	for (v = 0; v < V_NR; v++)
+		printf("  %-32s %10.0f %16.1f %8.2f\n", variant_names[v], ns[v],
+		       (ns[v] - ns[V_BASE]) / CALLS_PER_RUN, ns[v] / ns[V_BASE]);
+	printf("  ring buffer records: kprobe %ld, fentry %ld (want %d each)\n",
+	       records[V_KPROBE], records[V_FENTRY],
+	       CALLS_PER_RUN * BENCH_RUNS * BENCH_ROUNDS);
+	printf("  per recorded call, debug mode costs %.2fx the kprobe way and %.2fx the fentry way\n",
+	       (ns[V_DEBUG] - ns[V_BASE]) / (ns[V_KPROBE] - ns[V_BASE]),
+	       (ns[V_DEBUG] - ns[V_BASE]) / (ns[V_FENTRY] - ns[V_BASE]));
+	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
+}
