@@ -14,10 +14,12 @@
 #include "rtg_util.h"
 #include "rtg_tests.h"
 
-static const struct {
+struct rtg_entry {
 	const char *name;
 	void (*fn)(void);
-} tests[] = {
+};
+
+static const struct rtg_entry tests[] = {
 	{ "smp", test_smp },
 	{ "passthrough", test_passthrough },
 	{ "jit_identity", test_jit_identity },
@@ -32,16 +34,27 @@ static const struct {
 	{ "debug_arg_counts", test_debug_arg_counts },
 	{ "debug_two_cpus", test_debug_two_cpus },
 	{ "debug_param_einval", test_debug_param_einval },
-};
-
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} demos[] = {
+	{ NULL },
+}, demos[] = {
 	{ "calls", demo_calls },
+	{ NULL },
 }, benches[] = {
 	{ "calls", bench_calls },
+	{ NULL },
 };
+
+/* Run the entry called name; exit status as main() returns it. */
+static int run_entry(const struct rtg_entry *e, const char *what, const char *name)
+{
+	for (; e->name; e++) {
+		if (strcmp(name, e->name))
+			continue;
+		e->fn();
+		return rtg_failures ? 1 : 0;
+	}
+	fprintf(stderr, "rtgtest: no %s '%s'\n", what, name);
+	return 2;
+}
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list args)
@@ -53,45 +66,21 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 
 int main(int argc, char **argv)
 {
-	size_t i;
+	const struct rtg_entry *e;
 
 	if (argc == 2 && !strcmp(argv[1], "--list")) {
-		for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-			puts(tests[i].name);
+		for (e = tests; e->name; e++)
+			puts(e->name);
 		return 0;
 	}
 	libbpf_set_print(libbpf_print);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc == 3 && !strcmp(argv[1], "--demo")) {
-		for (i = 0; i < sizeof(demos) / sizeof(demos[0]); i++) {
-			if (strcmp(argv[2], demos[i].name))
-				continue;
-			demos[i].fn();
-			return rtg_failures ? 1 : 0;
-		}
-		fprintf(stderr, "%s: no demo '%s'\n", argv[0], argv[2]);
-		return 2;
-	}
-	if (argc == 3 && !strcmp(argv[1], "--bench")) {
-		for (i = 0; i < sizeof(benches) / sizeof(benches[0]); i++) {
-			if (strcmp(argv[2], benches[i].name))
-				continue;
-			benches[i].fn();
-			return rtg_failures ? 1 : 0;
-		}
-		fprintf(stderr, "%s: no benchmark '%s'\n", argv[0], argv[2]);
-		return 2;
-	}
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s --list | TEST\n", argv[0]);
-		return 2;
-	}
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		if (strcmp(argv[1], tests[i].name))
-			continue;
-		tests[i].fn();
-		return rtg_failures ? 1 : 0;
-	}
-	fprintf(stderr, "%s: no test '%s'\n", argv[0], argv[1]);
+	if (argc == 3 && !strcmp(argv[1], "--demo"))
+		return run_entry(demos, "demo", argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "--bench"))
+		return run_entry(benches, "benchmark", argv[2]);
+	if (argc == 2)
+		return run_entry(tests, "test", argv[1]);
+	fprintf(stderr, "usage: %s --list | TEST | --demo NAME | --bench NAME\n", argv[0]);
 	return 2;
 }
