@@ -37,6 +37,7 @@ static const struct rtg_entry tests[] = {
 	{ NULL },
 }, demos[] = {
 	{ "calls", demo_calls },
+	{ "debug", test_debug_seed_trace },	/* prints the trace it checks */
 	{ NULL },
 }, benches[] = {
 	{ "calls", bench_calls },
