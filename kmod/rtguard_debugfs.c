@@ -6,13 +6,20 @@
  *                       prog_id prog_name insn_idx count function [module]
  *   bpf_rtguard/progs   one line per hooked program image:
  *                       prog_id prog_name func_idx sites max_refs debug_mode
+ *
+ *   bpf_rtguard/held    each tracked program and what its in-flight runs hold
+ *
+ * The pairing tables add pairing, unpaired and kfuncs (rtguard_pairing.c).
  */
 #include <linux/bpf_call_hook.h>
 #include <linux/debugfs.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
 
 #include "rtguard.h"
 
-static struct dentry *rtg_debugfs_dir;
+struct dentry *rtg_debugfs_dir;
 
 static int rtg_calls_show(struct seq_file *m, void *v)
 {
@@ -57,6 +64,53 @@ static int rtg_progs_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(rtg_progs);
 
+static int rtg_held_show(struct seq_file *m, void *v)
+{
+	struct rtg_prog *tp;
+	u32 i, j;
+
+	seq_puts(m, "# prog_id prog_name slots runs pool_exhausted unmatched\n"
+		 "#   run pid=PID ctx=INTERRUPT_LEVEL held=N\n"
+		 "#     object acquired_by release=CALL insn=SITE held_us=US\n");
+	mutex_lock(&rtg_progs_lock);
+	rcu_read_lock();	/* the tasks of in-flight runs */
+	list_for_each_entry(tp, &rtg_progs, node) {
+		seq_printf(m, "%u %s %u %u %ld %ld\n", tp->main->id,
+			   tp->main->name[0] ? tp->main->name : "-", tp->nslots,
+			   tp->nruns, atomic_long_read(&tp->pool_exhausted),
+			   atomic_long_read(&tp->unmatched));
+		for (i = 0; i < tp->nruns; i++) {
+			struct rtg_run *run = rtg_run_at(tp, i);
+			unsigned long owner = READ_ONCE(run->owner);
+			/* pairs with the releases in rtg_run_push/pop() */
+			u32 count = smp_load_acquire(&run->count);
+			u64 now = local_clock();
+
+			/* a snapshot of another context's table: may be torn */
+			if (!owner)
+				continue;
+			seq_printf(m, "  run pid=%d ctx=%lu held=%u\n",
+				   task_pid_nr((struct task_struct *)(owner & ~3UL)),
+				   owner & 3, count);
+			for (j = 0; j < count && j < tp->nslots; j++) {
+				const struct rtg_held *h = &run->held[j];
+				const struct rtg_site *site = READ_ONCE(h->site);
+
+				if (!site)
+					continue;
+				seq_printf(m, "    %#llx %ps release=%s insn=%u held_us=%llu\n",
+					   h->obj, site->func, site->release,
+					   site->insn_idx,
+					   (now - READ_ONCE(h->since_ns)) / NSEC_PER_USEC);
+			}
+		}
+	}
+	rcu_read_unlock();
+	mutex_unlock(&rtg_progs_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rtg_held);
+
 /**
  * rtg_debugfs_init() - create the module's debugfs directory and files
  *
@@ -69,6 +123,8 @@ int rtg_debugfs_init(void)
 			    &rtg_calls_fops);
 	debugfs_create_file("progs", 0400, rtg_debugfs_dir, NULL,
 			    &rtg_progs_fops);
+	debugfs_create_file("held", 0400, rtg_debugfs_dir, NULL,
+			    &rtg_held_fops);
 	return 0;
 }
 

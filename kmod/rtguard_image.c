@@ -23,6 +23,8 @@ static bool rtg_is_hookable_call(const struct bpf_insn *insn)
 
 static void rtg_image_free(struct rtg_image *image)
 {
+	if (!IS_ERR_OR_NULL(image->tprog))
+		rtg_prog_put(image->tprog);
 	free_percpu(image->counts);
 	kvfree(image);
 }
@@ -47,9 +49,10 @@ static void *rtg_prog_init(struct bpf_prog *prog)
 {
 	struct rtg_image *image;
 	void *hook = rtg_choose_hook(prog);
+	bool track = READ_ONCE(rtg_track);
 	u32 i, n = 0;
 
-	if (!hook)
+	if (!hook && !track)
 		return NULL;
 
 	for (i = 0; i < prog->len; i++)
@@ -68,6 +71,15 @@ static void *rtg_prog_init(struct bpf_prog *prog)
 	}
 	image->aux = prog->aux;
 	image->hook = hook;
+	if (track) {
+		image->tprog = rtg_prog_get(bpf_call_hook_main_aux(prog));
+		if (IS_ERR(image->tprog)) {
+			long err = PTR_ERR(image->tprog);
+
+			rtg_image_free(image);
+			return ERR_PTR(err);
+		}
+	}
 	return image;
 }
 
@@ -77,6 +89,7 @@ static void *rtg_select(void *data, struct bpf_prog *prog,
 	const struct bpf_call_info *info = call->info;
 	struct rtg_image *image = data;
 	struct rtg_site *site;
+	void *hook = image->hook;
 
 	if (WARN_ON_ONCE(image->nr_sites >= image->max_sites))
 		return NULL;
@@ -100,6 +113,21 @@ static void *rtg_select(void *data, struct bpf_prog *prog,
 		if (info->ret_is_signed)
 			site->flags |= RTG_SITE_RET_SIGNED;
 	}
+	if (image->tprog) {
+		void *track_hook;
+
+		site->tprog = image->tprog;
+		track_hook = rtg_track_select(site, info);
+		if (track_hook) {
+			if (hook == rtg_trace_hook)
+				site->flags |= RTG_SITE_TRACE;
+			hook = track_hook;
+		}
+	}
+	if (!hook) {
+		memset(site, 0, sizeof(*site));
+		return NULL;
+	}
 	image->nr_sites++;
 
 	/* first hook of the image: make it visible to debugfs */
@@ -109,7 +137,7 @@ static void *rtg_select(void *data, struct bpf_prog *prog,
 		mutex_unlock(&rtg_images_lock);
 	}
 	*arg = (unsigned long)site;
-	return image->hook;
+	return hook;
 }
 
 static void rtg_prog_free(void *data, struct bpf_prog *prog)

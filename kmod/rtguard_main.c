@@ -11,6 +11,7 @@
 #include "rtguard.h"
 
 bool rtg_hook_all;
+bool rtg_track;
 
 static int rtg_param_set_bool(const char *val, const struct kernel_param *kp)
 {
@@ -30,6 +31,10 @@ static const struct kernel_param_ops rtg_bool_ops = {
 module_param_cb(hook_all, &rtg_bool_ops, &rtg_hook_all, 0644);
 MODULE_PARM_DESC(hook_all,
 		 "Redirect every helper and kfunc call of programs JIT compiled while set to a counting pass-through hook (default: off)");
+
+module_param_cb(track, &rtg_bool_ops, &rtg_track, 0644);
+MODULE_PARM_DESC(track,
+		 "Track what each run of programs JIT compiled while set holds: acquire and release calls are hooked (default: off)");
 
 int rtg_debug = RTG_DEBUG_FLAG;
 
@@ -71,18 +76,30 @@ static int __init rtg_init(void)
 	int err;
 
 	rtg_debugfs_init();
+	err = rtg_pairing_init(rtg_debugfs_dir);
+	if (err) {
+		pr_err("bpf_rtguard: cannot build the pairing tables: %d\n", err);
+		goto out_debugfs;
+	}
 	err = bpf_call_hook_register(&rtg_call_hook_ops);
 	if (err) {
 		pr_err("bpf_rtguard: cannot register as call hook owner: %d\n",
 		       err);
-		rtg_debugfs_exit();
+		goto out_pairing;
 	}
+	return 0;
+
+out_pairing:
+	rtg_pairing_exit();
+out_debugfs:
+	rtg_debugfs_exit();
 	return err;
 }
 
 static void __exit rtg_exit(void)
 {
 	bpf_call_hook_unregister(&rtg_call_hook_ops);
+	rtg_pairing_exit();
 	rtg_debugfs_exit();
 }
 

@@ -71,6 +71,60 @@ TRACE_EVENT(rtg_call,
 		  __entry->ret, __entry->func)
 );
 
+/* A tracked run took a resource: an object, an iterator, a lock, a section. */
+TRACE_EVENT(rtg_acquire,
+
+	TP_PROTO(const struct rtg_site *site, u64 obj),
+
+	TP_ARGS(site, obj),
+
+	TP_STRUCT__entry(
+		__field(u64, obj)
+		__field(void *, func)
+		__field(u32, prog_id)
+		__field(u32, insn)
+	),
+
+	TP_fast_assign(
+		__entry->obj = obj;
+		__entry->func = site->func;
+		__entry->prog_id = site->main->id;
+		__entry->insn = site->insn_idx;
+	),
+
+	TP_printk("prog=%u insn=%u obj=%#llx func=%ps", __entry->prog_id,
+		  __entry->insn, __entry->obj, __entry->func)
+);
+
+/* A tracked run gave a resource back; acq_insn is -1 when it held no such thing. */
+TRACE_EVENT(rtg_release,
+
+	TP_PROTO(const struct rtg_site *site, u64 obj,
+		 const struct rtg_site *acquired),
+
+	TP_ARGS(site, obj, acquired),
+
+	TP_STRUCT__entry(
+		__field(u64, obj)
+		__field(void *, func)
+		__field(u32, prog_id)
+		__field(u32, insn)
+		__field(s32, acq_insn)
+	),
+
+	TP_fast_assign(
+		__entry->obj = obj;
+		__entry->func = site->func;
+		__entry->prog_id = site->main->id;
+		__entry->insn = site->insn_idx;
+		__entry->acq_insn = acquired ? acquired->insn_idx : -1;
+	),
+
+	TP_printk("prog=%u insn=%u obj=%#llx acq_insn=%d func=%ps",
+		  __entry->prog_id, __entry->insn, __entry->obj,
+		  __entry->acq_insn, __entry->func)
+);
+
 #endif /* _RTGUARD_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

@@ -18,6 +18,7 @@ extern __u64 rtg_test_arg4(__u64 a, __u64 b, __u64 c, __u64 d) __ksym;
 extern __u64 rtg_test_arg5(__u64 a, __u64 b, __u64 c, __u64 d, __u64 e) __ksym;
 extern void rtg_test_void0(void) __ksym;
 extern int rtg_test_sleep(__u32 usecs) __ksym;
+extern int rtg_test_wait(void) __ksym;
 extern struct rtg_test_obj *rtg_test_obj_get(__u64 id) __ksym;
 extern void rtg_test_obj_put(struct rtg_test_obj *obj) __ksym;
 

@@ -16,6 +16,7 @@
 #include <linux/module.h>
 #include <linux/refcount.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 
 /**
  * struct rtg_test_obj - a counted object handed out by rtg_test_obj_get()
@@ -28,6 +29,10 @@ struct rtg_test_obj {
 };
 
 static atomic_t rtg_test_live = ATOMIC_INIT(0);
+/* rtg_test_wait(): how many callers wait, and whether they may go on */
+static atomic_t rtg_test_waiting = ATOMIC_INIT(0);
+static bool rtg_test_go;
+static DECLARE_WAIT_QUEUE_HEAD(rtg_test_wq);
 static atomic64_t rtg_test_last = ATOMIC64_INIT(0);
 static struct dentry *rtg_test_dir;
 
@@ -80,6 +85,18 @@ __bpf_kfunc int rtg_test_sleep(u32 usecs)
 	return usecs;
 }
 
+/* Block a sleepable program until debugfs rtg_testmod/go is written (10 s at most). */
+__bpf_kfunc int rtg_test_wait(void)
+{
+	long left;
+
+	atomic_inc(&rtg_test_waiting);
+	/* not interruptible: a signal to the loader must not end the wait */
+	left = wait_event_timeout(rtg_test_wq, READ_ONCE(rtg_test_go), 10 * HZ);
+	atomic_dec(&rtg_test_waiting);
+	return left > 0 ? 0 : -ETIMEDOUT;
+}
+
 __bpf_kfunc struct rtg_test_obj *rtg_test_obj_get(u64 id)
 {
 	struct rtg_test_obj *obj;
@@ -115,6 +132,7 @@ BTF_ID_FLAGS(func, rtg_test_arg4)
 BTF_ID_FLAGS(func, rtg_test_arg5)
 BTF_ID_FLAGS(func, rtg_test_void0)
 BTF_ID_FLAGS(func, rtg_test_sleep, KF_SLEEPABLE)
+BTF_ID_FLAGS(func, rtg_test_wait, KF_SLEEPABLE)
 BTF_ID_FLAGS(func, rtg_test_obj_get, KF_ACQUIRE | KF_RET_NULL)
 BTF_ID_FLAGS(func, rtg_test_obj_put, KF_RELEASE)
 BTF_KFUNCS_END(rtg_test_kfunc_ids)
@@ -130,6 +148,22 @@ static int rtg_test_live_get(void *data, u64 *val)
 	return 0;
 }
 DEFINE_DEBUGFS_ATTRIBUTE(rtg_test_live_fops, rtg_test_live_get, NULL, "%llu\n");
+
+static int rtg_test_waiting_get(void *data, u64 *val)
+{
+	*val = atomic_read(&rtg_test_waiting);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(rtg_test_waiting_fops, rtg_test_waiting_get, NULL, "%llu\n");
+
+/* 1: waiters go on (and later ones do not wait); 0: later ones wait */
+static int rtg_test_go_set(void *data, u64 val)
+{
+	WRITE_ONCE(rtg_test_go, !!val);
+	wake_up_all(&rtg_test_wq);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(rtg_test_go_fops, NULL, rtg_test_go_set, "%llu\n");
 
 static int __init rtg_testmod_init(void)
 {
@@ -147,6 +181,10 @@ static int __init rtg_testmod_init(void)
 	rtg_test_dir = debugfs_create_dir("rtg_testmod", NULL);
 	debugfs_create_file_unsafe("live", 0444, rtg_test_dir, NULL,
 				   &rtg_test_live_fops);
+	debugfs_create_file_unsafe("waiting", 0444, rtg_test_dir, NULL,
+				   &rtg_test_waiting_fops);
+	debugfs_create_file_unsafe("go", 0200, rtg_test_dir, NULL,
+				   &rtg_test_go_fops);
 	return 0;
 }
 

@@ -17,6 +17,10 @@ void test_debug_selection(void);
 void test_debug_arg_counts(void);
 void test_debug_two_cpus(void);
 void test_debug_param_einval(void);
+void test_pairing_complete(void);
+void test_pairing_follows_modules(void);
+void test_track_seeds(void);
+void test_track_snapshot(void);
 
 
 void demo_calls(void);

@@ -34,6 +34,10 @@ static const struct rtg_entry tests[] = {
 	{ "debug_arg_counts", test_debug_arg_counts },
 	{ "debug_two_cpus", test_debug_two_cpus },
 	{ "debug_param_einval", test_debug_param_einval },
+	{ "pairing_complete", test_pairing_complete },
+	{ "pairing_follows_modules", test_pairing_follows_modules },
+	{ "track_seeds", test_track_seeds },
+	{ "track_snapshot", test_track_snapshot },
 	{ NULL },
 }, demos[] = {
 	{ "calls", demo_calls },

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bpf_rtguard: per-run tables of held resources.
+ *
+ * Each tracked program gets, when it is JIT compiled, a pool of run
+ * tables: enough for one run per CPU and interrupt context level plus a
+ * few for sleepable runs, each with room for the most references the
+ * verifier saw the program hold at once plus the lock-like resources the
+ * verifier counts apart (RCU read section, preemption, spin lock). Nothing
+ * is allocated while a program runs.
+ *
+ * A run is identified by the context it runs in: the current task and the
+ * interrupt context level, so a sleepable run keeps its table across CPUs
+ * and a run in softirq context nested in a task-context run of the same
+ * program gets its own. A run claims a table at its first acquisition and
+ * gives it back when it holds nothing any more; only its own context
+ * writes to it.
+ */
+#include <linux/cpumask.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+
+#include "rtguard.h"
+
+#define RTG_LOCK_SLOTS		10	/* RCU + spin lock + nested preempt_disable */
+#define RTG_SLEEPABLE_RUNS	16	/* runs beyond one per CPU and context */
+
+/* protects rtg_progs; taken at JIT and free time and by debugfs readers */
+DEFINE_MUTEX(rtg_progs_lock);
+LIST_HEAD(rtg_progs);
+
+/**
+ * rtg_run_at() - run table @i of a program's pool
+ * @tp: the program's tracking state
+ * @i: index, below @tp->nruns
+ *
+ * Return: the run table.
+ */
+struct rtg_run *rtg_run_at(const struct rtg_prog *tp, u32 i)
+{
+	return (struct rtg_run *)((char *)tp->runs + (size_t)i * tp->run_size);
+}
+
+/**
+ * rtg_prog_get() - the tracking state of a program, created on first use
+ * @main: aux data of the main program
+ *
+ * Called at JIT time for every image of the program; the images share one
+ * state, freed with rtg_prog_put() when the last image goes.
+ *
+ * Return: the state, or an ERR_PTR() when it cannot be allocated.
+ */
+struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main)
+{
+	struct rtg_prog *tp;
+	u32 i;
+
+	mutex_lock(&rtg_progs_lock);
+	list_for_each_entry(tp, &rtg_progs, node) {
+		if (tp->main == main) {
+			refcount_inc(&tp->images);
+			goto out;
+		}
+	}
+	tp = kzalloc(sizeof(*tp), GFP_KERNEL);
+	if (!tp) {
+		tp = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	tp->main = main;
+	tp->nslots = main->max_acquired_refs + RTG_LOCK_SLOTS;
+	tp->nruns = num_possible_cpus() * 4 + RTG_SLEEPABLE_RUNS;
+	tp->run_size = struct_size_t(struct rtg_run, held, tp->nslots);
+	tp->runs = kvcalloc(tp->nruns, tp->run_size, GFP_KERNEL);
+	if (!tp->runs) {
+		kfree(tp);
+		tp = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	for (i = 0; i < tp->nruns; i++)
+		rtg_run_at(tp, i)->owner = 0;
+	refcount_set(&tp->images, 1);
+	list_add_tail(&tp->node, &rtg_progs);
+out:
+	mutex_unlock(&rtg_progs_lock);
+	return tp;
+}
+
+/**
+ * rtg_prog_put() - drop one image's reference on a program's tracking state
+ * @tp: state from rtg_prog_get()
+ */
+void rtg_prog_put(struct rtg_prog *tp)
+{
+	mutex_lock(&rtg_progs_lock);
+	if (!refcount_dec_and_test(&tp->images)) {
+		mutex_unlock(&rtg_progs_lock);
+		return;
+	}
+	list_del(&tp->node);
+	mutex_unlock(&rtg_progs_lock);
+	kvfree(tp->runs);
+	kfree(tp);
+}
+
+static unsigned long rtg_run_key(void)
+{
+	/* task_struct is cache-line aligned: the low bits are free */
+	return (unsigned long)current | interrupt_context_level();
+}
+
+static struct rtg_run *rtg_run_find(struct rtg_prog *tp, unsigned long key)
+{
+	u32 i;
+
+	for (i = 0; i < tp->nruns; i++) {
+		struct rtg_run *run = rtg_run_at(tp, i);
+
+		if (READ_ONCE(run->owner) == key)
+			return run;
+	}
+	return NULL;
+}
+
+static void rtg_report(struct rtg_prog *tp, atomic_long_t *counter,
+		       const char *what)
+{
+	if (atomic_long_inc_return(counter) == 1)
+		pr_warn_ratelimited("bpf_rtguard: prog %u %s: %s\n", tp->main->id,
+				    tp->main->name, what);
+}
+
+/**
+ * rtg_run_push() - record that the current run of a program holds @obj
+ * @tp: the program's tracking state
+ * @site: the acquiring call site
+ * @obj: the object, iterator or lock now held
+ *
+ * Return: the run's table, or NULL when the pool or the table is full
+ * (counted, and reported once).
+ */
+struct rtg_run *rtg_run_push(struct rtg_prog *tp, const struct rtg_site *site,
+			     u64 obj)
+{
+	unsigned long key = rtg_run_key();
+	struct rtg_run *run = rtg_run_find(tp, key);
+	struct rtg_held *h;
+	u32 i;
+
+	if (!run) {
+		for (i = 0; i < tp->nruns; i++) {
+			unsigned long free = 0;
+
+			run = rtg_run_at(tp, i);
+			if (!READ_ONCE(run->owner) &&
+			    try_cmpxchg(&run->owner, &free, key))
+				break;
+		}
+		if (i == tp->nruns) {
+			rtg_report(tp, &tp->pool_exhausted, "no free run table");
+			return NULL;
+		}
+		run->count = 0;
+		run->start_ns = local_clock();
+	}
+	if (run->count >= tp->nslots) {
+		rtg_report(tp, &tp->pool_exhausted, "run table full");
+		return NULL;
+	}
+	h = &run->held[run->count];
+	h->obj = obj;
+	h->site = site;
+	h->since_ns = local_clock();
+	/* visible to debugfs readers only once filled in */
+	smp_store_release(&run->count, run->count + 1);
+	return run;
+}
+
+/**
+ * rtg_run_pop() - record that the current run gave @obj back
+ * @tp: the program's tracking state
+ * @obj: the object, iterator or lock released
+ * @acquired: set to the site that acquired it
+ *
+ * The most recent entry for @obj goes; the order of the others is kept.
+ * The run's table is freed when it holds nothing any more.
+ *
+ * Return: true, or false for a release that matches nothing held (counted,
+ * and reported once).
+ */
+bool rtg_run_pop(struct rtg_prog *tp, u64 obj, const struct rtg_site **acquired)
+{
+	struct rtg_run *run = rtg_run_find(tp, rtg_run_key());
+	int i;
+
+	for (i = run ? (int)run->count - 1 : -1; i >= 0; i--)
+		if (run->held[i].obj == obj)
+			break;
+	if (i < 0) {
+		rtg_report(tp, &tp->unmatched, "release of something the run does not hold");
+		return false;
+	}
+	*acquired = run->held[i].site;
+	memmove(&run->held[i], &run->held[i + 1],
+		(run->count - i - 1) * sizeof(run->held[0]));
+	/* debugfs readers see the shifted entries before the new count */
+	smp_store_release(&run->count, run->count - 1);
+	if (!run->count) {
+		/* the empty table is seen before the run is free again */
+		smp_store_release(&run->owner, 0);
+	}
+	return true;
+}

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bpf_rtguard: acquire and release hooks, which keep each run's table of
+ * held resources exact. What a call site does is decided once, at JIT
+ * time, from what the verifier knew of the call (KF_* flags, helper id);
+ * a hook only makes the call and pushes or pops one entry.
+ */
+#include <linux/btf.h>
+#include <linux/kallsyms.h>
+
+#include "rtguard.h"
+#include "rtguard_trace.h"
+
+typedef u64 (*rtg_call_fn)(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
+
+static __always_inline u64 rtg_call(const struct rtg_site *site, u64 r1, u64 r2,
+				    u64 r3, u64 r4, u64 r5)
+{
+	if (site->flags & RTG_SITE_TRACE)
+		return rtg_trace_hook(r1, r2, r3, r4, r5, site);
+	return ((rtg_call_fn)site->func)(r1, r2, r3, r4, r5);
+}
+
+static void rtg_hold(const struct rtg_site *site, u64 obj)
+{
+	rtg_run_push(site->tprog, site, obj);
+	trace_rtg_acquire(site, obj);
+}
+
+static void rtg_give_back(const struct rtg_site *site, u64 obj)
+{
+	const struct rtg_site *acquired = NULL;
+
+	rtg_run_pop(site->tprog, obj, &acquired);
+	trace_rtg_release(site, obj, acquired);
+}
+
+/**
+ * rtg_track_acquire_hook() - make an acquiring call, hold what it returns
+ * @r1: BPF R1
+ * @r2: BPF R2
+ * @r3: BPF R3
+ * @r4: BPF R4
+ * @r5: BPF R5
+ * @site: the call site, passed by the JIT in the sixth argument register
+ *
+ * Return: the result of the call.
+ */
+u64 rtg_track_acquire_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
+			   const struct rtg_site *site)
+{
+	u64 ret = rtg_call(site, r1, r2, r3, r4, r5);
+
+	if (ret)
+		rtg_hold(site, ret);
+	return ret;
+}
+
+/**
+ * rtg_track_release_hook() - give back argument 1, then make the call
+ * @r1: BPF R1, the object released
+ * @r2: BPF R2
+ * @r3: BPF R3
+ * @r4: BPF R4
+ * @r5: BPF R5
+ * @site: the call site
+ *
+ * Return: the result of the call.
+ */
+u64 rtg_track_release_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
+			   const struct rtg_site *site)
+{
+	rtg_give_back(site, r1);
+	return rtg_call(site, r1, r2, r3, r4, r5);
+}
+
+/**
+ * rtg_track_release_acquire_hook() - give back argument 1, hold the result
+ * @r1: BPF R1, the object released
+ * @r2: BPF R2
+ * @r3: BPF R3
+ * @r4: BPF R4
+ * @r5: BPF R5
+ * @site: the call site
+ *
+ * Return: the result of the call.
+ */
+u64 rtg_track_release_acquire_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
+				   const struct rtg_site *site)
+{
+	u64 ret;
+
+	rtg_give_back(site, r1);
+	ret = rtg_call(site, r1, r2, r3, r4, r5);
+	if (ret)
+		rtg_hold(site, ret);
+	return ret;
+}
+
+/**
+ * rtg_track_hold_arg_hook() - make the call, hold argument 1
+ * @r1: BPF R1, the iterator created or the lock taken
+ * @r2: BPF R2
+ * @r3: BPF R3
+ * @r4: BPF R4
+ * @r5: BPF R5
+ * @site: the call site
+ *
+ * An iterator must be destroyed even when its constructor fails, so it is
+ * held whatever the call returns.
+ *
+ * Return: the result of the call.
+ */
+u64 rtg_track_hold_arg_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
+			    const struct rtg_site *site)
+{
+	u64 ret = rtg_call(site, r1, r2, r3, r4, r5);
+
+	rtg_hold(site, r1);
+	return ret;
+}
+
+/**
+ * rtg_track_hold_token_hook() - make the call, hold the section it opens
+ * @r1: BPF R1
+ * @r2: BPF R2
+ * @r3: BPF R3
+ * @r4: BPF R4
+ * @r5: BPF R5
+ * @site: the call site
+ *
+ * Return: the result of the call.
+ */
+u64 rtg_track_hold_token_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
+			      const struct rtg_site *site)
+{
+	u64 ret = rtg_call(site, r1, r2, r3, r4, r5);
+
+	rtg_hold(site, site->token);
+	return ret;
+}
+
+/**
+ * rtg_track_release_token_hook() - end the section, then make the call
+ * @r1: BPF R1
+ * @r2: BPF R2
+ * @r3: BPF R3
+ * @r4: BPF R4
+ * @r5: BPF R5
+ * @site: the call site
+ *
+ * Return: the result of the call.
+ */
+u64 rtg_track_release_token_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
+				 const struct rtg_site *site)
+{
+	rtg_give_back(site, site->token);
+	return rtg_call(site, r1, r2, r3, r4, r5);
+}
+
+static void *const rtg_role_hooks[] = {
+	[RTG_ROLE_ACQUIRE] = rtg_track_acquire_hook,
+	[RTG_ROLE_RELEASE] = rtg_track_release_hook,
+	[RTG_ROLE_RELEASE_ACQUIRE] = rtg_track_release_acquire_hook,
+	[RTG_ROLE_HOLD_ARG] = rtg_track_hold_arg_hook,
+	[RTG_ROLE_HOLD_TOKEN] = rtg_track_hold_token_hook,
+	[RTG_ROLE_RELEASE_TOKEN] = rtg_track_release_token_hook,
+};
+
+static const struct {
+	const char *name;
+	u8 role, token;
+} rtg_section_kfuncs[] = {
+	{ "bpf_rcu_read_lock", RTG_ROLE_HOLD_TOKEN, RTG_TOKEN_RCU },
+	{ "bpf_rcu_read_unlock", RTG_ROLE_RELEASE_TOKEN, RTG_TOKEN_RCU },
+	{ "bpf_preempt_disable", RTG_ROLE_HOLD_TOKEN, RTG_TOKEN_PREEMPT },
+	{ "bpf_preempt_enable", RTG_ROLE_RELEASE_TOKEN, RTG_TOKEN_PREEMPT },
+};
+
+static u8 rtg_kfunc_role(struct rtg_site *site, u32 flags, const char *name)
+{
+	size_t i;
+
+	if ((flags & KF_ACQUIRE) && (flags & KF_RELEASE))
+		return RTG_ROLE_RELEASE_ACQUIRE;
+	if (flags & KF_ACQUIRE)
+		return RTG_ROLE_ACQUIRE;
+	if (flags & (KF_RELEASE | KF_ITER_DESTROY))
+		return RTG_ROLE_RELEASE;
+	if (flags & KF_ITER_NEW)
+		return RTG_ROLE_HOLD_ARG;
+	for (i = 0; i < ARRAY_SIZE(rtg_section_kfuncs); i++) {
+		if (strcmp(name, rtg_section_kfuncs[i].name))
+			continue;
+		site->token = rtg_section_kfuncs[i].token;
+		return rtg_section_kfuncs[i].role;
+	}
+	return RTG_ROLE_NONE;
+}
+
+static u8 rtg_helper_role(u32 func_id)
+{
+	switch (func_id) {
+	case BPF_FUNC_sk_lookup_tcp:
+	case BPF_FUNC_sk_lookup_udp:
+	case BPF_FUNC_skc_lookup_tcp:
+	case BPF_FUNC_ringbuf_reserve:
+		return RTG_ROLE_ACQUIRE;
+	case BPF_FUNC_sk_release:
+	case BPF_FUNC_ringbuf_submit:
+	case BPF_FUNC_ringbuf_discard:
+	case BPF_FUNC_spin_unlock:
+		return RTG_ROLE_RELEASE;
+	case BPF_FUNC_spin_lock:
+		return RTG_ROLE_HOLD_ARG;
+	default:
+		return RTG_ROLE_NONE;
+	}
+}
+
+/**
+ * rtg_track_select() - decide what a call site of a tracked image does
+ * @site: the site, filled in but for its role
+ * @info: the verifier's description of the call, or NULL
+ *
+ * Return: the tracking hook for the site, or NULL when the call neither
+ * acquires nor releases anything.
+ */
+void *rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info)
+{
+	char name[KSYM_NAME_LEN];
+
+	if (!info)
+		return NULL;
+	sprint_symbol_no_offset(name, (unsigned long)site->func);
+	name[strcspn(name, " ")] = 0;	/* " [module]" */
+	if (info->btf)
+		site->role = rtg_kfunc_role(site, info->kfunc_flags, name);
+	else
+		site->role = rtg_helper_role(info->id);
+	if (site->role == RTG_ROLE_NONE)
+		return NULL;
+	if (!rtg_pairing_release_of(name, site->release, sizeof(site->release)))
+		strscpy(site->release, "-");
+	return rtg_role_hooks[site->role];
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The seed's tracking scenarios (simple: task + cpumask; branch; loop over
+ * bpf_iter_num) and a sleepable program that blocks while it holds an
+ * object, for a mid-run snapshot of its table.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "rtg_testmod.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
+void bpf_task_release(struct task_struct *p) __ksym;
+struct bpf_cpumask *bpf_cpumask_create(void) __ksym;
+void bpf_cpumask_release(struct bpf_cpumask *cpumask) __ksym;
+
+int target_pid;
+int branch;
+__u64 seen[8];
+
+SEC("syscall")
+int track_simple(void *ctx)
+{
+	struct bpf_cpumask *mask;
+	struct task_struct *t;
+
+	t = bpf_task_from_pid(target_pid);
+	if (!t)
+		return 1;
+	seen[0] = (__u64)t;
+	mask = bpf_cpumask_create();
+	if (mask) {
+		seen[1] = (__u64)mask;
+		bpf_cpumask_release(mask);
+	}
+	bpf_task_release(t);
+	return 0;
+}
+
+SEC("syscall")
+int track_branch(void *ctx)
+{
+	struct rtg_test_obj *obj;
+	struct task_struct *t;
+
+	if (branch) {
+		t = bpf_task_from_pid(target_pid);
+		if (!t)
+			return 1;
+		seen[0] = (__u64)t;
+		bpf_task_release(t);
+	} else {
+		obj = rtg_test_obj_get(7);
+		if (!obj)
+			return 1;
+		seen[0] = (__u64)obj;
+		rtg_test_obj_put(obj);
+	}
+	return 0;
+}
+
+SEC("syscall")
+int track_loop(void *ctx)
+{
+	struct task_struct *t;
+	int i;
+
+	bpf_for(i, 0, 3) {
+		t = bpf_task_from_pid(target_pid);
+		if (!t)
+			continue;
+		seen[i & 7] = (__u64)t;
+		bpf_task_release(t);
+	}
+	return 0;
+}
+
+SEC("syscall")
+int track_block(void *ctx)
+{
+	struct rtg_test_obj *obj = rtg_test_obj_get(42);
+	int err;
+
+	if (!obj)
+		return 1;
+	seen[0] = (__u64)obj;
+	err = rtg_test_wait();
+	rtg_test_obj_put(obj);
+	return err ? 2 : 0;
+}

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Tracking: the exact acquire/release events of the seed scenarios, empty
+ * tables after each run, and a mid-run snapshot of what a blocked
+ * sleepable program holds.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "rtg_util.h"
+#include "rtg_tests.h"
+#include "track.skel.h"
+
+#define TRACEFS "/sys/kernel/tracing/"
+#define HELD "/sys/kernel/debug/" MOD_RTGUARD "/held"
+
+struct track_event {
+	bool acquire;
+	uint32_t insn;
+	uint64_t obj;
+	int acq_insn;
+	char func[64];
+};
+
+static int write_str(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int err;
+
+	if (!f)
+		return -errno;
+	err = fputs(val, f) < 0 ? -EIO : 0;
+	return fclose(f) ? -errno : err;
+}
+
+static int events_reset(void)
+{
+	return write_str(TRACEFS "events/bpf_rtguard/rtg_acquire/enable", "1") ?:
+	       write_str(TRACEFS "events/bpf_rtguard/rtg_release/enable", "1") ?:
+	       write_str(TRACEFS "trace", "");
+}
+
+/* The rtg_acquire/rtg_release events of one program, in order. */
+static int read_events(uint32_t id, struct track_event *ev, int max)
+{
+	FILE *f = fopen(TRACEFS "trace", "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return -errno;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		struct track_event *e = &ev[n];
+		const char *p;
+		unsigned int prog;
+
+		if ((p = strstr(line, " rtg_acquire: "))) {
+			e->acquire = true;
+			e->acq_insn = -1;
+			if (sscanf(p + 14, "prog=%u insn=%u obj=%lx func=%63s", &prog,
+				   &e->insn, &e->obj, e->func) == 4 && prog == id)
+				n++;
+		} else if ((p = strstr(line, " rtg_release: "))) {
+			e->acquire = false;
+			if (sscanf(p + 14, "prog=%u insn=%u obj=%lx acq_insn=%d func=%63s",
+				   &prog, &e->insn, &e->obj, &e->acq_insn, e->func) == 5 &&
+			    prog == id)
+				n++;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * The program's line in bpf_rtguard/held: its counters, and how many
+ * lines of in-flight runs follow it (copied to runs).
+ */
+static bool held_state(uint32_t id, long *exhausted, long *unmatched,
+		       char *runs, size_t len)
+{
+	FILE *f = fopen(HELD, "r");
+	char line[512];
+	bool in = false, found = false;
+	size_t off = 0;
+
+	if (runs)
+		runs[0] = 0;
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int pid;
+		char name[32];
+		unsigned int slots, nruns;
+
+		if (line[0] != ' ') {
+			in = sscanf(line, "%u %31s %u %u %ld %ld", &pid, name, &slots,
+				    &nruns, exhausted, unmatched) == 6 && pid == id;
+			found |= in;
+		} else if (in && runs && off + strlen(line) < len) {
+			strcpy(runs + off, line);
+			off += strlen(line);
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int run_prog(struct bpf_program *prog)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &opts))
+		return -errno;
+	return opts.retval;
+}
+
+/* Expect event i to be an acquire or release by func of obj. */
+static bool expect_event(const struct track_event *ev, int n, int i, bool acquire,
+			 const char *func, uint64_t obj)
+{
+	if (!CHECK(i < n, "event %d missing (%d events)", i, n))
+		return false;
+	return CHECK(ev[i].acquire == acquire && !strcmp(ev[i].func, func) &&
+		     (!obj || ev[i].obj == obj),
+		     "event %d: %s %s %#lx, want %s %s %#lx", i,
+		     ev[i].acquire ? "acquire" : "release", ev[i].func, ev[i].obj,
+		     acquire ? "acquire" : "release", func, obj);
+}
+
+static void expect_clean(const char *what, uint32_t id)
+{
+	long exhausted = -1, unmatched = -1;
+	char runs[1024];
+
+	if (!CHECK(held_state(id, &exhausted, &unmatched, runs, sizeof(runs)),
+		   "%s: program %u not in held", what, id))
+		return;
+	CHECK(!runs[0], "%s: table not empty after the run:\n%s", what, runs);
+	CHECK(!exhausted && !unmatched, "%s: %ld exhausted, %ld unmatched", what,
+	      exhausted, unmatched);
+}
+
+void test_track_seeds(void)
+{
+	struct track_event ev[32];
+	struct track_bpf *skel;
+	uint32_t id;
+	int n, i;
+
+	REQUIRE(!mod_load(MOD_RTGUARD, "track=1"), "insmod");
+	skel = track_bpf__open();
+	if (!CHECK(skel, "open"))
+		goto out;
+	skel->bss->target_pid = getpid();
+	if (!CHECK(!track_bpf__load(skel), "load: %s", strerror(errno)))
+		goto destroy;
+
+	/* simple: a task and a cpumask, released in reverse order */
+	CHECK(!events_reset(), "enable events");
+	CHECK(run_prog(skel->progs.track_simple) == 0, "simple run");
+	id = prog_id(bpf_program__fd(skel->progs.track_simple));
+	n = read_events(id, ev, 32);
+	CHECK(n == 4, "simple: %d events, want 4", n);
+	expect_event(ev, n, 0, true, "bpf_task_from_pid", skel->bss->seen[0]);
+	expect_event(ev, n, 1, true, "bpf_cpumask_create", skel->bss->seen[1]);
+	if (expect_event(ev, n, 2, false, "bpf_cpumask_release", skel->bss->seen[1]))
+		CHECK(ev[2].acq_insn == (int)ev[1].insn, "cpumask released as acquired at %d",
+		      ev[2].acq_insn);
+	if (expect_event(ev, n, 3, false, "bpf_task_release", skel->bss->seen[0]))
+		CHECK(ev[3].acq_insn == (int)ev[0].insn, "task released as acquired at %d",
+		      ev[3].acq_insn);
+	expect_clean("simple", id);
+
+	/* branch: each path's pair, and nothing of the other path */
+	id = prog_id(bpf_program__fd(skel->progs.track_branch));
+	for (i = 0; i < 2; i++) {
+		skel->bss->branch = i;
+		CHECK(!events_reset(), "enable events");
+		CHECK(run_prog(skel->progs.track_branch) == 0, "branch %d run", i);
+		n = read_events(id, ev, 32);
+		CHECK(n == 2, "branch %d: %d events, want 2", i, n);
+		expect_event(ev, n, 0, true, i ? "bpf_task_from_pid" : "rtg_test_obj_get",
+			     skel->bss->seen[0]);
+		expect_event(ev, n, 1, false, i ? "bpf_task_release" : "rtg_test_obj_put",
+			     skel->bss->seen[0]);
+	}
+	expect_clean("branch", id);
+
+	/* loop: the iterator held around three task pairs */
+	CHECK(!events_reset(), "enable events");
+	CHECK(run_prog(skel->progs.track_loop) == 0, "loop run");
+	id = prog_id(bpf_program__fd(skel->progs.track_loop));
+	n = read_events(id, ev, 32);
+	CHECK(n == 8, "loop: %d events, want 8", n);
+	expect_event(ev, n, 0, true, "bpf_iter_num_new", 0);
+	for (i = 0; i < 3; i++) {
+		expect_event(ev, n, 1 + 2 * i, true, "bpf_task_from_pid", skel->bss->seen[i]);
+		expect_event(ev, n, 2 + 2 * i, false, "bpf_task_release", skel->bss->seen[i]);
+	}
+	if (expect_event(ev, n, 7, false, "bpf_iter_num_destroy", 0))
+		CHECK(ev[7].obj == ev[0].obj, "iterator %#lx destroyed, %#lx created",
+		      ev[7].obj, ev[0].obj);
+	expect_clean("loop", id);
+	for (i = 0; i < n; i++)
+		printf("  %s %s insn %u obj %#lx\n", ev[i].acquire ? "acquire" : "release",
+		       ev[i].func, ev[i].insn, ev[i].obj);
+destroy:
+	track_bpf__destroy(skel);
+out:
+	write_str(TRACEFS "events/bpf_rtguard/enable", "0");
+	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
+}
+
+static void *block_thread(void *arg)
+{
+	return (void *)(long)run_prog(((struct track_bpf *)arg)->progs.track_block);
+}
+
+void test_track_snapshot(void)
+{
+	uint64_t waiting = 0, live0 = 0, live1 = 0;
+	long exhausted, unmatched;
+	struct track_bpf *skel;
+	char runs[1024], want[160];
+	pthread_t th;
+	void *ret;
+	int i;
+
+	REQUIRE(!mod_load(MOD_RTGUARD, "track=1"), "insmod");
+	read_u64("/sys/kernel/debug/" MOD_TESTMOD "/live", &live0);
+	CHECK(!write_str("/sys/kernel/debug/" MOD_TESTMOD "/go", "0"), "go=0");
+	skel = track_bpf__open_and_load();
+	if (!CHECK(skel, "load: %s", strerror(errno)))
+		goto out;
+	pthread_create(&th, NULL, block_thread, skel);
+	for (i = 0; i < 500 && !waiting; i++) {
+		usleep(10000);
+		read_u64("/sys/kernel/debug/" MOD_TESTMOD "/waiting", &waiting);
+	}
+	if (CHECK(waiting == 1, "program not blocked")) {
+		uint32_t id = prog_id(bpf_program__fd(skel->progs.track_block));
+
+		CHECK(held_state(id, &exhausted, &unmatched, runs, sizeof(runs)),
+		      "track_block not in held");
+		printf("  mid-run snapshot of track_block (prog %u):\n%s", id, runs);
+		snprintf(want, sizeof(want),
+			 "    %#lx rtg_test_obj_get [rtg_testmod] release=rtg_test_obj_put insn=",
+			 (unsigned long)skel->bss->seen[0]);
+		CHECK(strstr(runs, want), "no '%s' in the snapshot", want);
+		CHECK(strstr(runs, " held=1\n"), "the run holds more or less than one thing");
+		read_u64("/sys/kernel/debug/" MOD_TESTMOD "/live", &live1);
+		CHECK(live1 == live0 + 1, "live objects %lu while blocked, %lu before",
+		      live1, live0);
+	}
+	CHECK(!write_str("/sys/kernel/debug/" MOD_TESTMOD "/go", "1"), "go=1");
+	pthread_join(th, &ret);
+	CHECK(!ret, "track_block returned %ld", (long)ret);
+	expect_clean("after the blocked run", prog_id(bpf_program__fd(skel->progs.track_block)));
+	read_u64("/sys/kernel/debug/" MOD_TESTMOD "/live", &live1);
+	CHECK(live1 == live0, "live objects %lu after, %lu before", live1, live0);
+	track_bpf__destroy(skel);
+out:
+	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
+}
