@@ -29,6 +29,7 @@ enum rtg_role {
 	RTG_ROLE_HOLD_ARG,		/* holds argument 1 (iterator, spin lock) */
 	RTG_ROLE_HOLD_TOKEN,		/* holds a section (RCU, preemption) */
 	RTG_ROLE_RELEASE_TOKEN,		/* ends the section */
+	RTG_ROLE_KPTR_XCHG,		/* argument 2 goes to a map, the result comes out */
 };
 
 /* rtg_held::obj of sections, which have no object */
@@ -206,6 +207,10 @@ u64 rtg_track_hold_token_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
 			      const struct rtg_site *site);
 u64 rtg_track_release_token_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
 				 const struct rtg_site *site);
+u64 rtg_track_kptr_xchg_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
+			     const struct rtg_site *site);
+bool rtg_track_keep_call(struct bpf_prog *prog, u32 func_id);
+bool rtg_track_possible(const struct bpf_prog_aux *main);
 void *rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info);
 
 /* rtguard_pairing.c */

@@ -49,7 +49,8 @@ static void *rtg_prog_init(struct bpf_prog *prog)
 {
 	struct rtg_image *image;
 	void *hook = rtg_choose_hook(prog);
-	bool track = READ_ONCE(rtg_track);
+	bool track = READ_ONCE(rtg_track) &&
+		     rtg_track_possible(bpf_call_hook_main_aux(prog));
 	u32 i, n = 0;
 
 	if (!hook && !track)
@@ -157,6 +158,7 @@ const struct bpf_call_hook_ops rtg_call_hook_ops = {
 	.prog_init = rtg_prog_init,
 	.select = rtg_select,
 	.prog_free = rtg_prog_free,
+	.keep_call = rtg_track_keep_call,
 };
 
 /**

@@ -158,6 +158,75 @@ u64 rtg_track_release_token_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
 	return rtg_call(site, r1, r2, r3, r4, r5);
 }
 
+/**
+ * rtg_track_kptr_xchg_hook() - move a reference between the run and a map
+ * @r1: BPF R1, the map's kptr slot
+ * @r2: BPF R2, the reference the run gives to the map, or NULL
+ * @r3: BPF R3
+ * @r4: BPF R4
+ * @r5: BPF R5
+ * @site: the call site
+ *
+ * What goes into the map is the map's from now on and leaves the run's
+ * table without being released; what comes out is the run's to release.
+ *
+ * Return: the reference taken out of the map, or NULL.
+ */
+u64 rtg_track_kptr_xchg_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
+			     const struct rtg_site *site)
+{
+	u64 old;
+
+	if (r2)
+		rtg_give_back(site, r2);
+	old = rtg_call(site, r1, r2, r3, r4, r5);
+	if (old)
+		rtg_hold(site, old);
+	return old;
+}
+
+/**
+ * rtg_track_keep_call() - keep bpf_kptr_xchg() a call in tracked programs
+ * @prog: the program being verified
+ * @func_id: the helper the verifier would inline
+ *
+ * Return: whether the call must stay, so that its hook sees references
+ * move between runs and maps.
+ */
+bool rtg_track_keep_call(struct bpf_prog *prog, u32 func_id)
+{
+	return func_id == BPF_FUNC_kptr_xchg && READ_ONCE(rtg_track);
+}
+
+/**
+ * rtg_track_possible() - whether every reference move of a program is seen
+ * @main: aux data of the main program
+ *
+ * A program verified while tracking was off has its bpf_kptr_xchg()
+ * calls inlined into an atomic exchange that no hook sees; tracking it
+ * could later release an object a map owns, so it is not tracked. Any
+ * 64-bit atomic exchange in the program counts as such.
+ *
+ * Return: false when the program must not be tracked.
+ */
+bool rtg_track_possible(const struct bpf_prog_aux *main)
+{
+	const struct bpf_prog *prog = main->prog;
+	u32 i;
+
+	for (i = 0; i < prog->len; i++) {
+		const struct bpf_insn *insn = &prog->insnsi[i];
+
+		if (insn->code == (BPF_STX | BPF_ATOMIC | BPF_DW) &&
+		    insn->imm == BPF_XCHG) {
+			pr_warn_ratelimited("bpf_rtguard: prog %s: inlined bpf_kptr_xchg (loaded while track was off), not tracked\n",
+					    main->name);
+			return false;
+		}
+	}
+	return true;
+}
+
 static void *const rtg_role_hooks[] = {
 	[RTG_ROLE_ACQUIRE] = rtg_track_acquire_hook,
 	[RTG_ROLE_RELEASE] = rtg_track_release_hook,
@@ -165,6 +234,7 @@ static void *const rtg_role_hooks[] = {
 	[RTG_ROLE_HOLD_ARG] = rtg_track_hold_arg_hook,
 	[RTG_ROLE_HOLD_TOKEN] = rtg_track_hold_token_hook,
 	[RTG_ROLE_RELEASE_TOKEN] = rtg_track_release_token_hook,
+	[RTG_ROLE_KPTR_XCHG] = rtg_track_kptr_xchg_hook,
 };
 
 static const struct {
@@ -213,6 +283,8 @@ static u8 rtg_helper_role(u32 func_id)
 		return RTG_ROLE_RELEASE;
 	case BPF_FUNC_spin_lock:
 		return RTG_ROLE_HOLD_ARG;
+	case BPF_FUNC_kptr_xchg:
+		return RTG_ROLE_KPTR_XCHG;
 	default:
 		return RTG_ROLE_NONE;
 	}
@@ -240,7 +312,9 @@ void *rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info)
 		site->role = rtg_helper_role(info->id);
 	if (site->role == RTG_ROLE_NONE)
 		return NULL;
-	if (!rtg_pairing_release_of(name, site->release, sizeof(site->release)))
+	if (site->role == RTG_ROLE_KPTR_XCHG)
+		strscpy(site->release, "dtor-of-kptr-type");
+	else if (!rtg_pairing_release_of(name, site->release, sizeof(site->release)))
 		strscpy(site->release, "-");
 	return rtg_role_hooks[site->role];
 }

@@ -6,6 +6,7 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
 #include "rtg_testmod.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -88,4 +89,36 @@ int track_block(void *ctx)
 	err = rtg_test_wait();
 	rtg_test_obj_put(obj);
 	return err ? 2 : 0;
+}
+
+/* nesting: holds an object while a kfunc runs a tracked fentry program */
+SEC("syscall")
+int track_outer(void *ctx)
+{
+	struct rtg_test_obj *obj = rtg_test_obj_get(100);
+	__u32 r;
+
+	if (!obj)
+		return 1;
+	seen[0] = (__u64)obj;
+	r = rtg_test_arg2(5, 6);
+	rtg_test_obj_put(obj);
+	return r == 5006 ? 0 : 2;
+}
+
+int inner_pid;
+
+SEC("fentry/rtg_test_arg2")
+int BPF_PROG(track_inner, __u32 a, __u32 b)
+{
+	struct rtg_test_obj *obj;
+
+	if ((bpf_get_current_pid_tgid() >> 32) != inner_pid)
+		return 0;
+	obj = rtg_test_obj_get(200);
+	if (obj) {
+		seen[1] = (__u64)obj;
+		rtg_test_obj_put(obj);
+	}
+	return 0;
 }

@@ -6,8 +6,12 @@
  * fentry+fexit writing to a BPF ring buffer). Prints figures; asserts
  * nothing about time.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -15,6 +19,7 @@
 #include "rtg_util.h"
 #include "rtg_tests.h"
 #include "bench.skel.h"
+#include "bench_track.skel.h"
 
 #define BENCH_RUNS	2000	/* test runs per round */
 #define BENCH_ROUNDS	7
@@ -131,5 +136,122 @@ void bench_calls(void)
 	printf("  per recorded call, debug mode costs %.2fx the kprobe way and %.2fx the fentry way\n",
 	       (ns[V_DEBUG] - ns[V_BASE]) / (ns[V_KPROBE] - ns[V_BASE]),
 	       (ns[V_DEBUG] - ns[V_BASE]) / (ns[V_FENTRY] - ns[V_BASE]));
+	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
+}
+
+#define TRACK_PROGS 7
+
+static const char *const track_progs[TRACK_PROGS] = {
+	"pairs_task", "pairs_obj", "pairs_task_held1", "pairs_task_held8",
+	"pairs_task_held56", "atomic_adds", "plain_adds",
+};
+
+/* Median ns per run of one tc program, over BENCH_ROUNDS rounds. */
+static double time_tc(int fd)
+{
+	static char pkt[64] = { [12] = 0x08 };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = BENCH_RUNS,
+		    .data_in = pkt, .data_size_in = sizeof(pkt));
+	double t[BENCH_ROUNDS];
+	int i;
+
+	for (i = 0; i < BENCH_ROUNDS; i++) {
+		if (bpf_prog_test_run_opts(fd, &opts) || opts.retval)
+			return -1;
+		t[i] = opts.duration;
+	}
+	qsort(t, BENCH_ROUNDS, sizeof(t[0]), cmp_double);
+	return t[BENCH_ROUNDS / 2];
+}
+
+struct all_cpus {
+	int fd, cpu;
+	double ns;
+};
+
+static void *time_on_cpu(void *arg)
+{
+	struct all_cpus *a = arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(a->cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	a->ns = time_tc(a->fd);
+	return NULL;
+}
+
+/* Mean over CPUs of the median ns per run, the program running on all at once. */
+static double time_tc_all_cpus(int fd)
+{
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN), i;
+	struct all_cpus a[16];
+	pthread_t th[16];
+	double sum = 0;
+
+	if (ncpu > 16)
+		ncpu = 16;
+	for (i = 0; i < ncpu; i++) {
+		a[i] = (struct all_cpus){ .fd = fd, .cpu = i };
+		pthread_create(&th[i], NULL, time_on_cpu, &a[i]);
+	}
+	for (i = 0; i < ncpu; i++) {
+		pthread_join(th[i], NULL);
+		sum += a[i].ns;
+	}
+	return sum / ncpu;
+}
+
+/* ns per run of each program, loaded with track off (0) and on (1). */
+static bool time_track_progs(double ns[2][TRACK_PROGS], double all[2])
+{
+	int tracked, i;
+
+	for (tracked = 0; tracked < 2; tracked++) {
+		struct bench_track_bpf *skel;
+
+		param_write("track", tracked ? "1" : "0");
+		skel = bench_track_bpf__open_and_load();
+		if (!CHECK(skel, "load: %s", strerror(errno)))
+			return false;
+		for (i = 0; i < TRACK_PROGS; i++) {
+			struct bpf_program *p;
+
+			p = bpf_object__find_program_by_name(skel->obj, track_progs[i]);
+			ns[tracked][i] = p ? time_tc(bpf_program__fd(p)) : -1;
+			CHECK(ns[tracked][i] > 0, "%s did not run", track_progs[i]);
+		}
+		all[tracked] = time_tc_all_cpus(bpf_program__fd(skel->progs.pairs_task));
+		bench_track_bpf__destroy(skel);
+	}
+	param_write("track", "0");
+	return true;
+}
+
+void bench_track(void)
+{
+	double ns[2][TRACK_PROGS], all[2], atomic;
+	int i;
+
+	REQUIRE(!mod_load(MOD_RTGUARD, NULL), "insmod");
+	if (!time_track_progs(ns, all))
+		goto out;
+	atomic = (ns[0][5] - ns[0][6]) / 10;
+	printf("bench: tracking, 10 acquire+release pairs per run (tc test runs), %d runs x %d rounds, median\n",
+	       BENCH_RUNS, BENCH_ROUNDS);
+	printf("  %-34s %10s %10s %16s %14s\n", "program", "untracked", "tracked",
+	       "ns/pair added", "x atomic add");
+	for (i = 0; i < 5; i++) {
+		double added = (ns[1][i] - ns[0][i]) / 10;
+
+		printf("  %-34s %10.0f %10.0f %16.1f %14.2f\n", track_progs[i],
+		       ns[0][i], ns[1][i], added, added / atomic);
+	}
+	printf("  %-34s %10.0f %10.0f %16.1f %14.2f\n", "pairs_task, all CPUs at once",
+	       all[0], all[1], (all[1] - all[0]) / 10, (all[1] - all[0]) / 10 / atomic);
+	printf("  yardstick: one BPF atomic add on a map value costs %.1f ns over a plain add (%.0f vs %.0f ns per 10)\n",
+	       atomic, ns[0][5], ns[0][6]);
+	printf("  (one pair is two hooked calls: acquire and release)\n");
+out:
 	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
 }

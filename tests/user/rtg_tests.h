@@ -21,9 +21,13 @@ void test_pairing_complete(void);
 void test_pairing_follows_modules(void);
 void test_track_seeds(void);
 void test_track_snapshot(void);
+void test_track_scenarios(void);
+void test_track_nesting(void);
+void test_track_concurrency(void);
 
 
 void demo_calls(void);
 void bench_calls(void);
+void bench_track(void);
 
 #endif

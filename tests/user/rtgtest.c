@@ -38,6 +38,9 @@ static const struct rtg_entry tests[] = {
 	{ "pairing_follows_modules", test_pairing_follows_modules },
 	{ "track_seeds", test_track_seeds },
 	{ "track_snapshot", test_track_snapshot },
+	{ "track_scenarios", test_track_scenarios },
+	{ "track_nesting", test_track_nesting },
+	{ "track_concurrency", test_track_concurrency },
 	{ NULL },
 }, demos[] = {
 	{ "calls", demo_calls },
@@ -45,6 +48,7 @@ static const struct rtg_entry tests[] = {
 	{ NULL },
 }, benches[] = {
 	{ "calls", bench_calls },
+	{ "track", bench_track },
 	{ NULL },
 };
 

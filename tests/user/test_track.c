@@ -7,15 +7,20 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "rtg_util.h"
 #include "rtg_tests.h"
 #include "track.skel.h"
+#include "scenarios.skel.h"
 
 #define TRACEFS "/sys/kernel/tracing/"
 #define HELD "/sys/kernel/debug/" MOD_RTGUARD "/held"
@@ -265,6 +270,228 @@ void test_track_snapshot(void)
 	expect_clean("after the blocked run", prog_id(bpf_program__fd(skel->progs.track_block)));
 	read_u64("/sys/kernel/debug/" MOD_TESTMOD "/live", &live1);
 	CHECK(live1 == live0, "live objects %lu after, %lu before", live1, live0);
+	track_bpf__destroy(skel);
+out:
+	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
+}
+
+/* one expected event: seen index of the object, or TOKEN / ANY */
+#define SEEN_TOKEN_RCU	-1
+#define SEEN_ANY	-2
+
+struct expect {
+	bool acquire;
+	const char *func;
+	int seen;
+};
+
+struct scenario {
+	const char *prog;
+	bool tc;
+	int n;
+	struct expect ev[8];
+};
+
+static const struct scenario scenarios[] = {
+	{ "sc_subprog", false, 4, {
+		{ true, "bpf_task_from_pid", 0 }, { true, "rtg_test_obj_get", 1 },
+		{ false, "rtg_test_obj_put", 1 }, { false, "bpf_task_release", 0 } } },
+	{ "sc_loop_cb", false, 6, {
+		{ true, "rtg_test_obj_get", 0 }, { false, "rtg_test_obj_put", 0 },
+		{ true, "rtg_test_obj_get", 1 }, { false, "rtg_test_obj_put", 1 },
+		{ true, "rtg_test_obj_get", 2 }, { false, "rtg_test_obj_put", 2 } } },
+	{ "sc_rcu", false, 2, {
+		{ true, "bpf_rcu_read_lock", SEEN_TOKEN_RCU },
+		{ false, "bpf_rcu_read_unlock", SEEN_TOKEN_RCU } } },
+	{ "sc_ringbuf", false, 4, {
+		{ true, "bpf_ringbuf_reserve", 0 }, { false, "bpf_ringbuf_submit", 0 },
+		{ true, "bpf_ringbuf_reserve", 1 }, { false, "bpf_ringbuf_discard", 1 } } },
+	/* the task goes into the map: it leaves the run without a release */
+	{ "sc_kptr_stash", false, 2, {
+		{ true, "bpf_task_from_pid", 0 }, { false, "bpf_kptr_xchg", 0 } } },
+	{ "sc_kptr_unstash", false, 2, {
+		{ true, "bpf_kptr_xchg", 1 }, { false, "bpf_task_release", 1 } } },
+	{ "sc_spin", true, 2, {
+		{ true, "bpf_spin_lock", 0 }, { false, "bpf_spin_unlock", 0 } } },
+	{ "sc_sk_lookup", true, 2, {
+		{ true, "bpf_tc_sk_lookup_tcp", 0 }, { false, "bpf_sk_release", 0 } } },
+};
+
+static int run_tc(struct bpf_program *prog)
+{
+	uint8_t pkt[54] = { [12] = 0x08, [14] = 0x45, [23] = 6 };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt,
+		    .data_size_in = sizeof(pkt), .repeat = 1);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &opts))
+		return -errno;
+	return opts.retval;
+}
+
+void test_track_scenarios(void)
+{
+	struct track_event ev[32];
+	struct scenarios_bpf *skel;
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(addr);
+	int lfd, n, i, k;
+	size_t s;
+
+	REQUIRE(!mod_load(MOD_RTGUARD, "track=1"), "insmod");
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	CHECK(lfd >= 0 && !bind(lfd, (void *)&addr, sizeof(addr)) && !listen(lfd, 1) &&
+	      !getsockname(lfd, (void *)&addr, &alen), "listening socket: %s",
+	      strerror(errno));
+	skel = scenarios_bpf__open();
+	if (!CHECK(skel, "open"))
+		goto out;
+	skel->bss->target_pid = getpid();
+	skel->bss->listen_port = ntohs(addr.sin_port);
+	if (!CHECK(!scenarios_bpf__load(skel), "load: %s", strerror(errno)))
+		goto destroy;
+	for (s = 0; s < sizeof(scenarios) / sizeof(scenarios[0]); s++) {
+		const struct scenario *sc = &scenarios[s];
+		struct bpf_program *prog;
+		uint32_t id;
+		int ret;
+
+		prog = bpf_object__find_program_by_name(skel->obj, sc->prog);
+		id = prog ? prog_id(bpf_program__fd(prog)) : 0;
+		if (!CHECK(id, "%s missing", sc->prog))
+			continue;
+		CHECK(!events_reset(), "enable events");
+		ret = sc->tc ? run_tc(prog) : run_prog(prog);
+		if (!CHECK(ret == 0, "%s returned %d", sc->prog, ret))
+			continue;
+		n = read_events(id, ev, 32);
+		CHECK(n == sc->n, "%s: %d events, want %d", sc->prog, n, sc->n);
+		for (k = 0; k < sc->n; k++) {
+			const struct expect *e = &sc->ev[k];
+			uint64_t obj = e->seen >= 0 ? skel->bss->seen[e->seen] :
+				       e->seen == SEEN_TOKEN_RCU ? 1 : 0;
+
+			expect_event(ev, n, k, e->acquire, e->func, obj);
+		}
+		expect_clean(sc->prog, id);
+		if (!strcmp(sc->prog, "sc_kptr_unstash"))
+			CHECK(skel->bss->seen[1] == skel->bss->seen[0],
+			      "unstashed %#lx, stashed %#lx", (unsigned long)skel->bss->seen[1],
+			      (unsigned long)skel->bss->seen[0]);
+		printf("  %s:", sc->prog);
+		for (i = 0; i < n; i++)
+			printf(" %s %s", ev[i].acquire ? "+" : "-", ev[i].func);
+		printf("\n");
+	}
+destroy:
+	scenarios_bpf__destroy(skel);
+out:
+	if (lfd >= 0)
+		close(lfd);
+	write_str(TRACEFS "events/bpf_rtguard/enable", "0");
+	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
+}
+
+void test_track_nesting(void)
+{
+	struct track_event ev[16];
+	struct track_bpf *skel;
+	struct bpf_link *link;
+	uint32_t outer, inner;
+	int n;
+
+	REQUIRE(!mod_load(MOD_RTGUARD, "track=1"), "insmod");
+	skel = track_bpf__open();
+	if (!CHECK(skel, "open"))
+		goto out;
+	skel->bss->inner_pid = getpid();
+	if (!CHECK(!track_bpf__load(skel), "load: %s", strerror(errno)))
+		goto destroy;
+	link = bpf_program__attach(skel->progs.track_inner);
+	if (!CHECK(link, "attach: %s", strerror(errno)))
+		goto destroy;
+	CHECK(!events_reset(), "enable events");
+	CHECK(run_prog(skel->progs.track_outer) == 0, "outer run");
+	bpf_link__destroy(link);
+	outer = prog_id(bpf_program__fd(skel->progs.track_outer));
+	inner = prog_id(bpf_program__fd(skel->progs.track_inner));
+	n = read_events(outer, ev, 16);
+	CHECK(n == 2, "outer: %d events", n);
+	expect_event(ev, n, 0, true, "rtg_test_obj_get", skel->bss->seen[0]);
+	expect_event(ev, n, 1, false, "rtg_test_obj_put", skel->bss->seen[0]);
+	n = read_events(inner, ev, 16);
+	CHECK(n == 2, "inner: %d events", n);
+	expect_event(ev, n, 0, true, "rtg_test_obj_get", skel->bss->seen[1]);
+	expect_event(ev, n, 1, false, "rtg_test_obj_put", skel->bss->seen[1]);
+	expect_clean("outer", outer);
+	expect_clean("inner", inner);
+	printf("  outer prog %u held %#lx while inner prog %u took and gave back %#lx\n",
+	       outer, (unsigned long)skel->bss->seen[0], inner,
+	       (unsigned long)skel->bss->seen[1]);
+destroy:
+	track_bpf__destroy(skel);
+out:
+	write_str(TRACEFS "events/bpf_rtguard/enable", "0");
+	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
+}
+
+#define STRESS_SECONDS 3
+
+static volatile bool stress_stop;
+
+static void *stress_thread(void *arg)
+{
+	struct track_bpf *skel = arg;
+	static int cpu_next;
+	long runs = 0, bad = 0;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(__sync_fetch_and_add(&cpu_next, 1) % sysconf(_SC_NPROCESSORS_ONLN), &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	while (!stress_stop) {
+		bad += run_prog(skel->progs.track_branch) != 0;
+		bad += run_prog(skel->progs.track_simple) != 0;
+		runs += 2;
+	}
+	return (void *)(bad ? -bad : runs);
+}
+
+void test_track_concurrency(void)
+{
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN), i;
+	uint64_t live0 = 0, live1 = 1;
+	struct track_bpf *skel;
+	long total = 0;
+	pthread_t th[16];
+	void *ret;
+
+	REQUIRE(ncpu >= 2 && ncpu <= 16, "%d CPUs", ncpu);
+	REQUIRE(!mod_load(MOD_RTGUARD, "track=1"), "insmod");
+	read_u64("/sys/kernel/debug/" MOD_TESTMOD "/live", &live0);
+	skel = track_bpf__open();
+	if (!CHECK(skel, "open"))
+		goto out;
+	skel->bss->target_pid = getpid();
+	if (!CHECK(!track_bpf__load(skel), "load: %s", strerror(errno)))
+		goto destroy;
+	stress_stop = false;
+	for (i = 0; i < ncpu; i++)
+		pthread_create(&th[i], NULL, stress_thread, skel);
+	sleep(STRESS_SECONDS);
+	stress_stop = true;
+	for (i = 0; i < ncpu; i++) {
+		pthread_join(th[i], &ret);
+		CHECK((long)ret > 0, "thread %d: %ld failed runs", i, -(long)ret);
+		total += (long)ret;
+	}
+	expect_clean("branch, all CPUs", prog_id(bpf_program__fd(skel->progs.track_branch)));
+	expect_clean("simple, all CPUs", prog_id(bpf_program__fd(skel->progs.track_simple)));
+	read_u64("/sys/kernel/debug/" MOD_TESTMOD "/live", &live1);
+	CHECK(live1 == live0, "live objects %lu after, %lu before", live1, live0);
+	printf("  %ld tracked runs on %d CPUs in %d s, tables empty, no leak\n", total,
+	       ncpu, STRESS_SECONDS);
+destroy:
 	track_bpf__destroy(skel);
 out:
 	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");

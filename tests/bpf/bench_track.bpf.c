@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Tracking benchmark programs (tc, so that BPF_PROG_TEST_RUN repeats and
+ * times them): ten acquire+release pairs per run, with 0, 1, 8 or 56
+ * other references held meanwhile, and ten atomic adds on a map value as
+ * the yardstick the maintainers named. 56, not 64: the held pointers live
+ * on the 512-byte BPF stack.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "rtg_testmod.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
+void bpf_task_release(struct task_struct *p) __ksym;
+
+__u64 counter;
+
+#define PAIRS 10
+
+static __always_inline int task_pairs(void)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < PAIRS; i++) {
+		struct task_struct *t = bpf_task_from_pid(1);
+
+		if (t)
+			bpf_task_release(t);
+		else
+			bad++;
+	}
+	return bad;
+}
+
+SEC("tc")
+int pairs_task(struct __sk_buff *skb)
+{
+	return task_pairs();
+}
+
+SEC("tc")
+int pairs_obj(struct __sk_buff *skb)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < PAIRS; i++) {
+		struct rtg_test_obj *o = rtg_test_obj_get(1);
+
+		if (o)
+			rtg_test_obj_put(o);
+		else
+			bad++;
+	}
+	return bad;
+}
+
+SEC("tc")
+int atomic_adds(struct __sk_buff *skb)
+{
+	int i;
+
+	for (i = 0; i < PAIRS; i++)
+		__sync_fetch_and_add(&counter, 1);
+	return 0;
+}
+
+SEC("tc")
+int plain_adds(struct __sk_buff *skb)
+{
+	int i;
+
+	for (i = 0; i < PAIRS; i++)
+		counter += 1;
+	return 0;
+}
+
+#define GET(n)	struct rtg_test_obj *o##n = rtg_test_obj_get(1)
+#define PUT(n)	do { if (o##n) rtg_test_obj_put(o##n); } while (0)
+#define GET8(n)	GET(n##0); GET(n##1); GET(n##2); GET(n##3); \
+		GET(n##4); GET(n##5); GET(n##6); GET(n##7)
+#define PUT8(n)	PUT(n##0); PUT(n##1); PUT(n##2); PUT(n##3); \
+		PUT(n##4); PUT(n##5); PUT(n##6); PUT(n##7)
+
+SEC("tc")
+int pairs_task_held1(struct __sk_buff *skb)
+{
+	GET(0);
+	int bad = task_pairs();
+
+	PUT(0);
+	return bad;
+}
+
+SEC("tc")
+int pairs_task_held8(struct __sk_buff *skb)
+{
+	GET8(1);
+	int bad = task_pairs();
+
+	PUT8(1);
+	return bad;
+}
+
+SEC("tc")
+int pairs_task_held56(struct __sk_buff *skb)
+{
+	GET8(1); GET8(2); GET8(3); GET8(4); GET8(5); GET8(6); GET8(7);
+	int bad = task_pairs();
+
+	PUT8(7); PUT8(6); PUT8(5); PUT8(4); PUT8(3); PUT8(2); PUT8(1);
+	return bad;
+}
