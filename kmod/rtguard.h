@@ -109,6 +109,7 @@ struct rtg_run {
  * @nruns: run tables in the pool
  * @run_size: bytes per run table
  * @runs: the pool
+ * @hint: per CPU, the run table last used there (a guess, checked)
  * @pool_exhausted: acquisitions not recorded for want of room
  * @unmatched: releases that matched nothing held
  */
@@ -120,6 +121,7 @@ struct rtg_prog {
 	u32 nruns;
 	size_t run_size;
 	void *runs;
+	u32 __percpu *hint;
 	atomic_long_t pool_exhausted;
 	atomic_long_t unmatched;
 };

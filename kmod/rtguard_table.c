@@ -74,7 +74,10 @@ struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main)
 	tp->nruns = num_possible_cpus() * 4 + RTG_SLEEPABLE_RUNS;
 	tp->run_size = struct_size_t(struct rtg_run, held, tp->nslots);
 	tp->runs = kvcalloc(tp->nruns, tp->run_size, GFP_KERNEL);
-	if (!tp->runs) {
+	tp->hint = alloc_percpu(u32);
+	if (!tp->runs || !tp->hint) {
+		kvfree(tp->runs);
+		free_percpu(tp->hint);
 		kfree(tp);
 		tp = ERR_PTR(-ENOMEM);
 		goto out;
@@ -102,6 +105,7 @@ void rtg_prog_put(struct rtg_prog *tp)
 	list_del(&tp->node);
 	mutex_unlock(&rtg_progs_lock);
 	kvfree(tp->runs);
+	free_percpu(tp->hint);
 	kfree(tp);
 }
 
@@ -113,13 +117,18 @@ static unsigned long rtg_run_key(void)
 
 static struct rtg_run *rtg_run_find(struct rtg_prog *tp, unsigned long key)
 {
-	u32 i;
+	u32 i = this_cpu_read(*tp->hint);
+	struct rtg_run *run;
 
+	/* usually the table this CPU used last */
+	if (i < tp->nruns && READ_ONCE(rtg_run_at(tp, i)->owner) == key)
+		return rtg_run_at(tp, i);
 	for (i = 0; i < tp->nruns; i++) {
-		struct rtg_run *run = rtg_run_at(tp, i);
-
-		if (READ_ONCE(run->owner) == key)
+		run = rtg_run_at(tp, i);
+		if (READ_ONCE(run->owner) == key) {
+			this_cpu_write(*tp->hint, i);
 			return run;
+		}
 	}
 	return NULL;
 }
@@ -150,18 +159,23 @@ struct rtg_run *rtg_run_push(struct rtg_prog *tp, const struct rtg_site *site,
 	u32 i;
 
 	if (!run) {
-		for (i = 0; i < tp->nruns; i++) {
+		u32 first = this_cpu_read(*tp->hint), n;
+
+		/* claim a free table, trying this CPU's last one first */
+		for (n = 0; n < tp->nruns; n++) {
 			unsigned long free = 0;
 
+			i = (first + n) % tp->nruns;
 			run = rtg_run_at(tp, i);
 			if (!READ_ONCE(run->owner) &&
 			    try_cmpxchg(&run->owner, &free, key))
 				break;
 		}
-		if (i == tp->nruns) {
+		if (n == tp->nruns) {
 			rtg_report(tp, &tp->pool_exhausted, "no free run table");
 			return NULL;
 		}
+		this_cpu_write(*tp->hint, i);
 		run->count = 0;
 		run->start_ns = local_clock();
 	}

@@ -190,3 +190,36 @@ int sc_sk_lookup(struct __sk_buff *skb)
 	bpf_sk_release(sk);
 	return 0;
 }
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} tail_progs SEC(".maps");
+
+/* the tail-called program: a tracked program of its own */
+SEC("tc")
+int sc_tail_callee(struct __sk_buff *skb)
+{
+	struct rtg_test_obj *obj = rtg_test_obj_get(12);
+
+	if (!obj)
+		return 1;
+	seen[1] = (__u64)obj;
+	rtg_test_obj_put(obj);
+	return 0;
+}
+
+SEC("tc")
+int sc_tail_caller(struct __sk_buff *skb)
+{
+	struct rtg_test_obj *obj = rtg_test_obj_get(11);
+
+	if (!obj)
+		return 1;
+	seen[0] = (__u64)obj;
+	rtg_test_obj_put(obj);
+	bpf_tail_call(skb, &tail_progs, 0);
+	return 2;	/* the tail call failed */
+}

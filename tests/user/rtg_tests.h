@@ -24,6 +24,7 @@ void test_track_snapshot(void);
 void test_track_scenarios(void);
 void test_track_nesting(void);
 void test_track_concurrency(void);
+void test_track_pool_exhausted(void);
 
 
 void demo_calls(void);

@@ -41,6 +41,7 @@ static const struct rtg_entry tests[] = {
 	{ "track_scenarios", test_track_scenarios },
 	{ "track_nesting", test_track_nesting },
 	{ "track_concurrency", test_track_concurrency },
+	{ "track_pool_exhausted", test_track_pool_exhausted },
 	{ NULL },
 }, demos[] = {
 	{ "calls", demo_calls },

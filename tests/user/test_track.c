@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/klog.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -100,14 +101,18 @@ static bool held_state(uint32_t id, long *exhausted, long *unmatched,
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned int pid;
+		unsigned int pid, slots, nruns;
+		long ex, un;
 		char name[32];
-		unsigned int slots, nruns;
 
 		if (line[0] != ' ') {
 			in = sscanf(line, "%u %31s %u %u %ld %ld", &pid, name, &slots,
-				    &nruns, exhausted, unmatched) == 6 && pid == id;
-			found |= in;
+				    &nruns, &ex, &un) == 6 && pid == id;
+			if (in) {
+				*exhausted = ex;
+				*unmatched = un;
+				found = true;
+			}
 		} else if (in && runs && off + strlen(line) < len) {
 			strcpy(runs + off, line);
 			off += strlen(line);
@@ -315,6 +320,9 @@ static const struct scenario scenarios[] = {
 		{ true, "bpf_spin_lock", 0 }, { false, "bpf_spin_unlock", 0 } } },
 	{ "sc_sk_lookup", true, 2, {
 		{ true, "bpf_tc_sk_lookup_tcp", 0 }, { false, "bpf_sk_release", 0 } } },
+	/* the callee's events are its own program's; checked below */
+	{ "sc_tail_caller", true, 2, {
+		{ true, "rtg_test_obj_get", 0 }, { false, "rtg_test_obj_put", 0 } } },
 };
 
 static int run_tc(struct bpf_program *prog)
@@ -350,6 +358,10 @@ void test_track_scenarios(void)
 	skel->bss->listen_port = ntohs(addr.sin_port);
 	if (!CHECK(!scenarios_bpf__load(skel), "load: %s", strerror(errno)))
 		goto destroy;
+	k = bpf_program__fd(skel->progs.sc_tail_callee);
+	i = 0;
+	CHECK(!bpf_map_update_elem(bpf_map__fd(skel->maps.tail_progs), &i, &k, 0),
+	      "tail call map: %s", strerror(errno));
 	for (s = 0; s < sizeof(scenarios) / sizeof(scenarios[0]); s++) {
 		const struct scenario *sc = &scenarios[s];
 		struct bpf_program *prog;
@@ -374,6 +386,16 @@ void test_track_scenarios(void)
 			expect_event(ev, n, k, e->acquire, e->func, obj);
 		}
 		expect_clean(sc->prog, id);
+		if (!strcmp(sc->prog, "sc_tail_caller")) {
+			uint32_t callee = prog_id(bpf_program__fd(skel->progs.sc_tail_callee));
+			struct track_event cev[8];
+			int cn = read_events(callee, cev, 8);
+
+			CHECK(cn == 2, "tail callee: %d events", cn);
+			expect_event(cev, cn, 0, true, "rtg_test_obj_get", skel->bss->seen[1]);
+			expect_event(cev, cn, 1, false, "rtg_test_obj_put", skel->bss->seen[1]);
+			expect_clean("tail callee", callee);
+		}
 		if (!strcmp(sc->prog, "sc_kptr_unstash"))
 			CHECK(skel->bss->seen[1] == skel->bss->seen[0],
 			      "unstashed %#lx, stashed %#lx", (unsigned long)skel->bss->seen[1],
@@ -492,6 +514,82 @@ void test_track_concurrency(void)
 	printf("  %ld tracked runs on %d CPUs in %d s, tables empty, no leak\n", total,
 	       ncpu, STRESS_SECONDS);
 destroy:
+	track_bpf__destroy(skel);
+out:
+	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
+}
+
+#define BLOCKERS 30
+
+/* count lines of a text holding needle */
+static int count_lines(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (; (text = strstr(text, needle)); text++)
+		n++;
+	return n;
+}
+
+static bool dmesg_count(const char *needle, int *n)
+{
+	static char buf[1 << 18];
+	int len = klogctl(3, buf, sizeof(buf) - 1);
+
+	if (len < 0)
+		return false;
+	buf[len] = 0;
+	*n = count_lines(buf, needle);
+	return true;
+}
+
+void test_track_pool_exhausted(void)
+{
+	long exhausted = -1, unmatched = -1, bad = 0;
+	uint64_t waiting = 0, live0 = 0, live1 = 1;
+	static char runs[1 << 14];
+	struct track_bpf *skel;
+	char needle[96];
+	pthread_t th[BLOCKERS];
+	int i, nruns, msgs = -1;
+	uint32_t id;
+	void *ret;
+
+	REQUIRE(!mod_load(MOD_RTGUARD, "track=1"), "insmod");
+	read_u64("/sys/kernel/debug/" MOD_TESTMOD "/live", &live0);
+	CHECK(!write_str("/sys/kernel/debug/" MOD_TESTMOD "/go", "0"), "go=0");
+	skel = track_bpf__open_and_load();
+	if (!CHECK(skel, "load: %s", strerror(errno)))
+		goto out;
+	id = prog_id(bpf_program__fd(skel->progs.track_block));
+	for (i = 0; i < BLOCKERS; i++)
+		pthread_create(&th[i], NULL, block_thread, skel);
+	for (i = 0; i < 1000 && waiting < BLOCKERS; i++) {
+		usleep(10000);
+		read_u64("/sys/kernel/debug/" MOD_TESTMOD "/waiting", &waiting);
+	}
+	CHECK(waiting == BLOCKERS, "%lu of %d runs blocked", waiting, BLOCKERS);
+	CHECK(held_state(id, &exhausted, &unmatched, runs, sizeof(runs)), "held");
+	nruns = count_lines(runs, "  run pid=");
+	printf("  %d runs blocked holding an object: %d tracked, %ld found the pool exhausted\n",
+	       BLOCKERS, nruns, exhausted);
+	CHECK(nruns < BLOCKERS && exhausted == BLOCKERS - nruns,
+	      "%d tables in use, %ld exhausted", nruns, exhausted);
+	CHECK(!write_str("/sys/kernel/debug/" MOD_TESTMOD "/go", "1"), "go=1");
+	for (i = 0; i < BLOCKERS; i++) {
+		pthread_join(th[i], &ret);
+		bad += ret != NULL;
+	}
+	CHECK(!bad, "%ld runs failed", bad);
+	CHECK(held_state(id, &exhausted, &unmatched, runs, sizeof(runs)), "held");
+	CHECK(!runs[0], "tables left in use:\n%s", runs);
+	/* the untracked runs' releases match nothing: counted, not acted on */
+	CHECK(unmatched == BLOCKERS - nruns, "%ld unmatched releases, want %d",
+	      unmatched, BLOCKERS - nruns);
+	snprintf(needle, sizeof(needle), "bpf_rtguard: prog %u track_block: no free run table", id);
+	CHECK(dmesg_count(needle, &msgs) && msgs == 1, "'%s' %d times in dmesg", needle, msgs);
+	read_u64("/sys/kernel/debug/" MOD_TESTMOD "/live", &live1);
+	CHECK(live1 == live0, "live objects %lu after, %lu before", live1, live0);
 	track_bpf__destroy(skel);
 out:
 	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
