@@ -65,19 +65,25 @@ static int param_path(char *path, size_t len, const char *param)
 	return snprintf(path, len, "/sys/module/" MOD_RTGUARD "/parameters/%s", param);
 }
 
-int param_write(const char *param, const char *val)
+int write_file(const char *path, const char *val)
 {
-	char path[160];
 	int fd, err = 0;
 
-	param_path(path, sizeof(path), param);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (write(fd, val, strlen(val)) < 0)
 		err = -errno;
 	close(fd);
 	return err;
+}
+
+int param_write(const char *param, const char *val)
+{
+	char path[160];
+
+	param_path(path, sizeof(path), param);
+	return write_file(path, val);
 }
 
 int param_read(const char *param, char *buf, size_t len)

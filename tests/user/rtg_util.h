@@ -33,6 +33,7 @@ int mod_load(const char *name, const char *params);
 int mod_unload(const char *name);
 int mod_unload_wait(const char *name, int timeout_ms);
 bool mod_loaded(const char *name);
+int write_file(const char *path, const char *val);
 int param_write(const char *param, const char *val);
 int param_read(const char *param, char *buf, size_t len);
 int read_u64(const char *path, uint64_t *val);

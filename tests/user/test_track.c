@@ -34,22 +34,26 @@ struct track_event {
 	char func[64];
 };
 
-static int write_str(const char *path, const char *val)
+/* track.bpf.o, loaded with the tests' pid as target_pid and inner_pid. */
+static struct track_bpf *track_load(void)
 {
-	FILE *f = fopen(path, "w");
-	int err;
+	struct track_bpf *skel = track_bpf__open();
 
-	if (!f)
-		return -errno;
-	err = fputs(val, f) < 0 ? -EIO : 0;
-	return fclose(f) ? -errno : err;
+	if (!CHECK(skel, "open"))
+		return NULL;
+	skel->bss->target_pid = getpid();
+	skel->bss->inner_pid = getpid();
+	if (CHECK(!track_bpf__load(skel), "load: %s", strerror(errno)))
+		return skel;
+	track_bpf__destroy(skel);
+	return NULL;
 }
 
 static int events_reset(void)
 {
-	return write_str(TRACEFS "events/bpf_rtguard/rtg_acquire/enable", "1") ?:
-	       write_str(TRACEFS "events/bpf_rtguard/rtg_release/enable", "1") ?:
-	       write_str(TRACEFS "trace", "");
+	return write_file(TRACEFS "events/bpf_rtguard/rtg_acquire/enable", "1") ?:
+	       write_file(TRACEFS "events/bpf_rtguard/rtg_release/enable", "1") ?:
+	       write_file(TRACEFS "trace", "");
 }
 
 /* The rtg_acquire/rtg_release events of one program, in order. */
@@ -165,12 +169,9 @@ void test_track_seeds(void)
 	int n, i;
 
 	REQUIRE(!mod_load(MOD_RTGUARD, "track=1"), "insmod");
-	skel = track_bpf__open();
-	if (!CHECK(skel, "open"))
+	skel = track_load();
+	if (!skel)
 		goto out;
-	skel->bss->target_pid = getpid();
-	if (!CHECK(!track_bpf__load(skel), "load: %s", strerror(errno)))
-		goto destroy;
 
 	/* simple: a task and a cpumask, released in reverse order */
 	CHECK(!events_reset(), "enable events");
@@ -221,10 +222,9 @@ void test_track_seeds(void)
 	for (i = 0; i < n; i++)
 		printf("  %s %s insn %u obj %#lx\n", ev[i].acquire ? "acquire" : "release",
 		       ev[i].func, ev[i].insn, ev[i].obj);
-destroy:
 	track_bpf__destroy(skel);
 out:
-	write_str(TRACEFS "events/bpf_rtguard/enable", "0");
+	write_file(TRACEFS "events/bpf_rtguard/enable", "0");
 	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
 }
 
@@ -245,7 +245,7 @@ void test_track_snapshot(void)
 
 	REQUIRE(!mod_load(MOD_RTGUARD, "track=1"), "insmod");
 	read_u64("/sys/kernel/debug/" MOD_TESTMOD "/live", &live0);
-	CHECK(!write_str("/sys/kernel/debug/" MOD_TESTMOD "/go", "0"), "go=0");
+	CHECK(!write_file("/sys/kernel/debug/" MOD_TESTMOD "/go", "0"), "go=0");
 	skel = track_bpf__open_and_load();
 	if (!CHECK(skel, "load: %s", strerror(errno)))
 		goto out;
@@ -269,7 +269,7 @@ void test_track_snapshot(void)
 		CHECK(live1 == live0 + 1, "live objects %lu while blocked, %lu before",
 		      live1, live0);
 	}
-	CHECK(!write_str("/sys/kernel/debug/" MOD_TESTMOD "/go", "1"), "go=1");
+	CHECK(!write_file("/sys/kernel/debug/" MOD_TESTMOD "/go", "1"), "go=1");
 	pthread_join(th, &ret);
 	CHECK(!ret, "track_block returned %ld", (long)ret);
 	expect_clean("after the blocked run", prog_id(bpf_program__fd(skel->progs.track_block)));
@@ -410,7 +410,7 @@ destroy:
 out:
 	if (lfd >= 0)
 		close(lfd);
-	write_str(TRACEFS "events/bpf_rtguard/enable", "0");
+	write_file(TRACEFS "events/bpf_rtguard/enable", "0");
 	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
 }
 
@@ -423,12 +423,9 @@ void test_track_nesting(void)
 	int n;
 
 	REQUIRE(!mod_load(MOD_RTGUARD, "track=1"), "insmod");
-	skel = track_bpf__open();
-	if (!CHECK(skel, "open"))
+	skel = track_load();
+	if (!skel)
 		goto out;
-	skel->bss->inner_pid = getpid();
-	if (!CHECK(!track_bpf__load(skel), "load: %s", strerror(errno)))
-		goto destroy;
 	link = bpf_program__attach(skel->progs.track_inner);
 	if (!CHECK(link, "attach: %s", strerror(errno)))
 		goto destroy;
@@ -453,7 +450,7 @@ void test_track_nesting(void)
 destroy:
 	track_bpf__destroy(skel);
 out:
-	write_str(TRACEFS "events/bpf_rtguard/enable", "0");
+	write_file(TRACEFS "events/bpf_rtguard/enable", "0");
 	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
 }
 
@@ -491,12 +488,9 @@ void test_track_concurrency(void)
 	REQUIRE(ncpu >= 2 && ncpu <= 16, "%d CPUs", ncpu);
 	REQUIRE(!mod_load(MOD_RTGUARD, "track=1"), "insmod");
 	read_u64("/sys/kernel/debug/" MOD_TESTMOD "/live", &live0);
-	skel = track_bpf__open();
-	if (!CHECK(skel, "open"))
+	skel = track_load();
+	if (!skel)
 		goto out;
-	skel->bss->target_pid = getpid();
-	if (!CHECK(!track_bpf__load(skel), "load: %s", strerror(errno)))
-		goto destroy;
 	stress_stop = false;
 	for (i = 0; i < ncpu; i++)
 		pthread_create(&th[i], NULL, stress_thread, skel);
@@ -513,7 +507,6 @@ void test_track_concurrency(void)
 	CHECK(live1 == live0, "live objects %lu after, %lu before", live1, live0);
 	printf("  %ld tracked runs on %d CPUs in %d s, tables empty, no leak\n", total,
 	       ncpu, STRESS_SECONDS);
-destroy:
 	track_bpf__destroy(skel);
 out:
 	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
@@ -557,7 +550,7 @@ void test_track_pool_exhausted(void)
 
 	REQUIRE(!mod_load(MOD_RTGUARD, "track=1"), "insmod");
 	read_u64("/sys/kernel/debug/" MOD_TESTMOD "/live", &live0);
-	CHECK(!write_str("/sys/kernel/debug/" MOD_TESTMOD "/go", "0"), "go=0");
+	CHECK(!write_file("/sys/kernel/debug/" MOD_TESTMOD "/go", "0"), "go=0");
 	skel = track_bpf__open_and_load();
 	if (!CHECK(skel, "load: %s", strerror(errno)))
 		goto out;
@@ -575,7 +568,7 @@ void test_track_pool_exhausted(void)
 	       BLOCKERS, nruns, exhausted);
 	CHECK(nruns < BLOCKERS && exhausted == BLOCKERS - nruns,
 	      "%d tables in use, %ld exhausted", nruns, exhausted);
-	CHECK(!write_str("/sys/kernel/debug/" MOD_TESTMOD "/go", "1"), "go=1");
+	CHECK(!write_file("/sys/kernel/debug/" MOD_TESTMOD "/go", "1"), "go=1");
 	for (i = 0; i < BLOCKERS; i++) {
 		pthread_join(th[i], &ret);
 		bad += ret != NULL;
