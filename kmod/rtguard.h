@@ -41,7 +41,8 @@ struct rtg_prog;
 /**
  * struct rtg_site - one hooked helper or kfunc call of a program image
  * @func: the function the program calls
- * @count: per-CPU number of calls made through this site
+ * @count: per-CPU number of calls made through this site, or NULL when the
+ *	site's hook does not count (only the pass-through hook does)
  * @image: the image the call belongs to
  * @main: aux data of the program the image belongs to
  * @insn_idx: index of the call instruction in the whole program
@@ -135,7 +136,7 @@ struct rtg_prog {
  * @hook: the hook every call site of the image goes to
  * @nr_sites: number of entries used in @sites
  * @max_sites: number of entries allocated in @sites
- * @counts: per-CPU call counters, one per site
+ * @counts: per-CPU call counters, one per site, for pass-through images
  * @sites: the hooked call sites, in instruction order
  */
 struct rtg_image {

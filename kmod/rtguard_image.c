@@ -65,10 +65,13 @@ static void *rtg_prog_init(struct bpf_prog *prog)
 	if (!image)
 		return ERR_PTR(-ENOMEM);
 	image->max_sites = n;
-	image->counts = __alloc_percpu(sizeof(u64) * n, sizeof(u64));
-	if (!image->counts) {
-		kvfree(image);
-		return ERR_PTR(-ENOMEM);
+	/* only the pass-through hook counts calls */
+	if (hook == rtg_passthrough_hook) {
+		image->counts = __alloc_percpu(sizeof(u64) * n, sizeof(u64));
+		if (!image->counts) {
+			kvfree(image);
+			return ERR_PTR(-ENOMEM);
+		}
 	}
 	image->aux = prog->aux;
 	image->hook = hook;
@@ -96,7 +99,7 @@ static void *rtg_select(void *data, struct bpf_prog *prog,
 		return NULL;
 	site = &image->sites[image->nr_sites];
 	site->func = call->func;
-	site->count = image->counts + image->nr_sites;
+	site->count = image->counts ? image->counts + image->nr_sites : NULL;
 	site->image = image;
 	site->main = bpf_call_hook_main_aux(prog);
 	site->insn_idx = call->insn_idx;
@@ -165,13 +168,16 @@ const struct bpf_call_hook_ops rtg_call_hook_ops = {
  * rtg_site_count() - calls made through a site so far, on all CPUs
  * @site: a hooked call site
  *
- * Return: the sum of the site's per-CPU counters.
+ * Return: the sum of the site's per-CPU counters; 0 for sites of images
+ * that do not count (tracking and debug hooks).
  */
 u64 rtg_site_count(const struct rtg_site *site)
 {
 	u64 sum = 0;
 	int cpu;
 
+	if (!site->count)
+		return 0;
 	for_each_possible_cpu(cpu)
 		sum += *per_cpu_ptr(site->count, cpu);
 	return sum;

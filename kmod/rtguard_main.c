@@ -46,9 +46,13 @@ static const char * const rtg_debug_names[] = {
 
 static int rtg_param_set_debug(const char *val, const struct kernel_param *kp)
 {
-	int mode = sysfs_match_string(rtg_debug_names, val);
+	int mode = val ? sysfs_match_string(rtg_debug_names, val) : -EINVAL;
 
 	if (mode < 0) {
+		if (!val) {
+			pr_warn_ratelimited("bpf_rtguard: debug needs a value: off, flag or all\n");
+			return -EINVAL;
+		}
 		pr_warn_ratelimited("bpf_rtguard: debug: '%.*s' is not one of off, flag, all\n",
 				    (int)strcspn(val, "\n"), val);
 		return -EINVAL;

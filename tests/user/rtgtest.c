@@ -46,6 +46,8 @@ static const struct rtg_entry tests[] = {
 }, demos[] = {
 	{ "calls", demo_calls },
 	{ "debug", test_debug_seed_trace },	/* prints the trace it checks */
+	{ "track", test_track_seeds },		/* prints the events it checks */
+	{ "held", test_track_snapshot },	/* prints the snapshot it checks */
 	{ NULL },
 }, benches[] = {
 	{ "calls", bench_calls },

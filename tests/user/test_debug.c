@@ -307,6 +307,11 @@ void test_debug_param_einval(void)
 	char val[16];
 	int err, n;
 
+	/* at insmod time too, and without a value */
+	err = mod_load(MOD_RTGUARD, "debug=verbose");
+	CHECK(err == -EINVAL, "insmod debug=verbose: %s, want EINVAL", strerror(-err));
+	err = mod_load(MOD_RTGUARD, "debug");
+	CHECK(err == -EINVAL, "insmod debug: %s, want EINVAL", strerror(-err));
 	REQUIRE(!mod_load(MOD_RTGUARD, NULL), "insmod");
 	CHECK(!param_read("debug", val, sizeof(val)) && !strcmp(val, "flag"),
 	      "default debug mode '%s'", val);
