@@ -11,6 +11,8 @@
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/types.h>
+#include <linux/math64.h>
+#include <asm/tsc.h>
 
 struct dentry;
 struct rtg_image;
@@ -79,24 +81,34 @@ struct rtg_site {
  * struct rtg_held - one resource a run holds
  * @obj: the object, iterator or lock, or an RTG_TOKEN_* for a section
  * @site: the call site that acquired it
- * @since_ns: when (local_clock())
+ * @since_tsc: when, in TSC cycles: one instruction on the hot path,
+ *	converted to time only when read (rtg_tsc_to_ns())
  */
 struct rtg_held {
 	u64 obj;
 	const struct rtg_site *site;
-	u64 since_ns;
+	u64 since_tsc;
 };
 
 /**
+ * rtg_tsc_to_ns() - TSC cycles as nanoseconds
+ * @cycles: a difference of two rdtsc() readings
+ *
+ * Return: @cycles in nanoseconds.
+ */
+static inline u64 rtg_tsc_to_ns(u64 cycles)
+{
+	return tsc_khz ? mul_u64_u32_div(cycles, USEC_PER_SEC, tsc_khz) : 0;
+}
+
+/**
  * struct rtg_run - the table of one in-flight run
- * @owner: the run's context (task and interrupt level), 0 when free
- * @start_ns: when the run first acquired something
+ * @start_tsc: when the run first acquired something (TSC cycles)
  * @count: entries used in @held
  * @held: what the run holds, in order of acquisition
  */
 struct rtg_run {
-	unsigned long owner;
-	u64 start_ns;
+	u64 start_tsc;
 	u32 count;
 	struct rtg_held held[];
 };
@@ -110,6 +122,8 @@ struct rtg_run {
  * @nruns: run tables in the pool
  * @run_size: bytes per run table
  * @runs: the pool
+ * @owners: per run table, the context (task and interrupt level) that owns
+ *	it, 0 when free; apart from the tables so that a lookup reads little
  * @hint: per CPU, the run table last used there (a guess, checked)
  * @pool_exhausted: acquisitions not recorded for want of room
  * @unmatched: releases that matched nothing held
@@ -122,6 +136,7 @@ struct rtg_prog {
 	u32 nruns;
 	size_t run_size;
 	void *runs;
+	unsigned long *owners;
 	u32 __percpu *hint;
 	atomic_long_t pool_exhausted;
 	atomic_long_t unmatched;

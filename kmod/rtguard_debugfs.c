@@ -15,7 +15,6 @@
 #include <linux/debugfs.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
 
 #include "rtguard.h"
 
@@ -81,10 +80,10 @@ static int rtg_held_show(struct seq_file *m, void *v)
 			   atomic_long_read(&tp->unmatched));
 		for (i = 0; i < tp->nruns; i++) {
 			struct rtg_run *run = rtg_run_at(tp, i);
-			unsigned long owner = READ_ONCE(run->owner);
+			unsigned long owner = READ_ONCE(tp->owners[i]);
 			/* pairs with the releases in rtg_run_push/pop() */
 			u32 count = smp_load_acquire(&run->count);
-			u64 now = local_clock();
+			u64 now = rdtsc();
 
 			/* a snapshot of another context's table: may be torn */
 			if (!owner)
@@ -101,7 +100,8 @@ static int rtg_held_show(struct seq_file *m, void *v)
 				seq_printf(m, "    %#llx %ps release=%s insn=%u held_us=%llu\n",
 					   h->obj, site->func, site->release,
 					   site->insn_idx,
-					   (now - READ_ONCE(h->since_ns)) / NSEC_PER_USEC);
+					   rtg_tsc_to_ns(now - READ_ONCE(h->since_tsc)) /
+					   NSEC_PER_USEC);
 			}
 		}
 	}

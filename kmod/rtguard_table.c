@@ -19,8 +19,8 @@
 #include <linux/cpumask.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
 #include <linux/slab.h>
+#include <asm/msr.h>
 
 #include "rtguard.h"
 
@@ -55,7 +55,6 @@ struct rtg_run *rtg_run_at(const struct rtg_prog *tp, u32 i)
 struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main)
 {
 	struct rtg_prog *tp;
-	u32 i;
 
 	mutex_lock(&rtg_progs_lock);
 	list_for_each_entry(tp, &rtg_progs, node) {
@@ -74,16 +73,16 @@ struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main)
 	tp->nruns = num_possible_cpus() * 4 + RTG_SLEEPABLE_RUNS;
 	tp->run_size = struct_size_t(struct rtg_run, held, tp->nslots);
 	tp->runs = kvcalloc(tp->nruns, tp->run_size, GFP_KERNEL);
+	tp->owners = kcalloc(tp->nruns, sizeof(*tp->owners), GFP_KERNEL);
 	tp->hint = alloc_percpu(u32);
-	if (!tp->runs || !tp->hint) {
+	if (!tp->runs || !tp->owners || !tp->hint) {
 		kvfree(tp->runs);
+		kfree(tp->owners);
 		free_percpu(tp->hint);
 		kfree(tp);
 		tp = ERR_PTR(-ENOMEM);
 		goto out;
 	}
-	for (i = 0; i < tp->nruns; i++)
-		rtg_run_at(tp, i)->owner = 0;
 	refcount_set(&tp->images, 1);
 	list_add_tail(&tp->node, &rtg_progs);
 out:
@@ -105,6 +104,7 @@ void rtg_prog_put(struct rtg_prog *tp)
 	list_del(&tp->node);
 	mutex_unlock(&rtg_progs_lock);
 	kvfree(tp->runs);
+	kfree(tp->owners);
 	free_percpu(tp->hint);
 	kfree(tp);
 }
@@ -115,22 +115,21 @@ static unsigned long rtg_run_key(void)
 	return (unsigned long)current | interrupt_context_level();
 }
 
-static struct rtg_run *rtg_run_find(struct rtg_prog *tp, unsigned long key)
+/* Index of the table the context @key owns, or -1; owners[] is compact. */
+static int rtg_run_find(struct rtg_prog *tp, unsigned long key)
 {
 	u32 i = this_cpu_read(*tp->hint);
-	struct rtg_run *run;
 
 	/* usually the table this CPU used last */
-	if (i < tp->nruns && READ_ONCE(rtg_run_at(tp, i)->owner) == key)
-		return rtg_run_at(tp, i);
+	if (i < tp->nruns && READ_ONCE(tp->owners[i]) == key)
+		return i;
 	for (i = 0; i < tp->nruns; i++) {
-		run = rtg_run_at(tp, i);
-		if (READ_ONCE(run->owner) == key) {
+		if (READ_ONCE(tp->owners[i]) == key) {
 			this_cpu_write(*tp->hint, i);
-			return run;
+			return i;
 		}
 	}
-	return NULL;
+	return -1;
 }
 
 static void rtg_report(struct rtg_prog *tp, atomic_long_t *counter,
@@ -154,11 +153,11 @@ struct rtg_run *rtg_run_push(struct rtg_prog *tp, const struct rtg_site *site,
 			     u64 obj)
 {
 	unsigned long key = rtg_run_key();
-	struct rtg_run *run = rtg_run_find(tp, key);
+	int i = rtg_run_find(tp, key);
+	struct rtg_run *run;
 	struct rtg_held *h;
-	u32 i;
 
-	if (!run) {
+	if (i < 0) {
 		u32 first = this_cpu_read(*tp->hint), n;
 
 		/* claim a free table, trying this CPU's last one first */
@@ -166,9 +165,8 @@ struct rtg_run *rtg_run_push(struct rtg_prog *tp, const struct rtg_site *site,
 			unsigned long free = 0;
 
 			i = (first + n) % tp->nruns;
-			run = rtg_run_at(tp, i);
-			if (!READ_ONCE(run->owner) &&
-			    try_cmpxchg(&run->owner, &free, key))
+			if (!READ_ONCE(tp->owners[i]) &&
+			    try_cmpxchg(&tp->owners[i], &free, key))
 				break;
 		}
 		if (n == tp->nruns) {
@@ -176,8 +174,11 @@ struct rtg_run *rtg_run_push(struct rtg_prog *tp, const struct rtg_site *site,
 			return NULL;
 		}
 		this_cpu_write(*tp->hint, i);
+		run = rtg_run_at(tp, i);
 		run->count = 0;
-		run->start_ns = local_clock();
+		run->start_tsc = rdtsc();
+	} else {
+		run = rtg_run_at(tp, i);
 	}
 	if (run->count >= tp->nslots) {
 		rtg_report(tp, &tp->pool_exhausted, "run table full");
@@ -186,7 +187,7 @@ struct rtg_run *rtg_run_push(struct rtg_prog *tp, const struct rtg_site *site,
 	h = &run->held[run->count];
 	h->obj = obj;
 	h->site = site;
-	h->since_ns = local_clock();
+	h->since_tsc = rdtsc();
 	/* visible to debugfs readers only once filled in */
 	smp_store_release(&run->count, run->count + 1);
 	return run;
@@ -206,7 +207,8 @@ struct rtg_run *rtg_run_push(struct rtg_prog *tp, const struct rtg_site *site,
  */
 bool rtg_run_pop(struct rtg_prog *tp, u64 obj, const struct rtg_site **acquired)
 {
-	struct rtg_run *run = rtg_run_find(tp, rtg_run_key());
+	int idx = rtg_run_find(tp, rtg_run_key());
+	struct rtg_run *run = idx < 0 ? NULL : rtg_run_at(tp, idx);
 	int i;
 
 	for (i = run ? (int)run->count - 1 : -1; i >= 0; i--)
@@ -223,7 +225,7 @@ bool rtg_run_pop(struct rtg_prog *tp, u64 obj, const struct rtg_site **acquired)
 	smp_store_release(&run->count, run->count - 1);
 	if (!run->count) {
 		/* the empty table is seen before the run is free again */
-		smp_store_release(&run->owner, 0);
+		smp_store_release(&tp->owners[idx], 0);
 	}
 	return true;
 }

@@ -22,7 +22,7 @@
 #include "bench_track.skel.h"
 
 #define BENCH_RUNS	2000	/* test runs per round */
-#define BENCH_ROUNDS	7
+#define BENCH_ROUNDS	11
 #define CALLS_PER_RUN	10
 
 enum bench_variant {
@@ -146,22 +146,48 @@ static const char *const track_progs[TRACK_PROGS] = {
 	"pairs_task_held56", "atomic_adds", "plain_adds",
 };
 
-/* Median ns per run of one tc program, over BENCH_ROUNDS rounds. */
-static double time_tc(int fd)
+/* ns per run of one tc program: one round of BENCH_RUNS runs. */
+static double time_tc_once(int fd)
 {
 	static char pkt[64] = { [12] = 0x08 };
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = BENCH_RUNS,
 		    .data_in = pkt, .data_size_in = sizeof(pkt));
+
+	if (bpf_prog_test_run_opts(fd, &opts) || opts.retval)
+		return -1;
+	return opts.duration;
+}
+
+/* Median ns per run of one tc program, over BENCH_ROUNDS rounds. */
+static double time_tc(int fd)
+{
 	double t[BENCH_ROUNDS];
 	int i;
 
-	for (i = 0; i < BENCH_ROUNDS; i++) {
-		if (bpf_prog_test_run_opts(fd, &opts) || opts.retval)
+	for (i = 0; i < BENCH_ROUNDS; i++)
+		if ((t[i] = time_tc_once(fd)) < 0)
 			return -1;
-		t[i] = opts.duration;
-	}
 	qsort(t, BENCH_ROUNDS, sizeof(t[0]), cmp_double);
 	return t[BENCH_ROUNDS / 2];
+}
+
+/*
+ * Medians of two programs timed in alternating rounds, so that drift of
+ * the emulated machine hits both alike.
+ */
+static void time_tc_pair(int fd0, int fd1, double *ns0, double *ns1)
+{
+	double t0[BENCH_ROUNDS], t1[BENCH_ROUNDS];
+	int i;
+
+	for (i = 0; i < BENCH_ROUNDS; i++) {
+		t0[i] = time_tc_once(fd0);
+		t1[i] = time_tc_once(fd1);
+	}
+	qsort(t0, BENCH_ROUNDS, sizeof(t0[0]), cmp_double);
+	qsort(t1, BENCH_ROUNDS, sizeof(t1[0]), cmp_double);
+	*ns0 = t0[BENCH_ROUNDS / 2];
+	*ns1 = t1[BENCH_ROUNDS / 2];
 }
 
 struct all_cpus {
@@ -205,27 +231,36 @@ static double time_tc_all_cpus(int fd)
 /* ns per run of each program, loaded with track off (0) and on (1). */
 static bool time_track_progs(double ns[2][TRACK_PROGS], double all[2])
 {
-	int tracked, i;
+	struct bench_track_bpf *skel[2] = {};
+	bool ok = false;
+	int t, i;
 
-	for (tracked = 0; tracked < 2; tracked++) {
-		struct bench_track_bpf *skel;
+	for (t = 0; t < 2; t++) {
+		param_write("track", t ? "1" : "0");
+		skel[t] = bench_track_bpf__open_and_load();
+		if (!CHECK(skel[t], "load: %s", strerror(errno)))
+			goto out;
+	}
+	for (i = 0; i < TRACK_PROGS; i++) {
+		int fd[2];
 
-		param_write("track", tracked ? "1" : "0");
-		skel = bench_track_bpf__open_and_load();
-		if (!CHECK(skel, "load: %s", strerror(errno)))
-			return false;
-		for (i = 0; i < TRACK_PROGS; i++) {
+		for (t = 0; t < 2; t++) {
 			struct bpf_program *p;
 
-			p = bpf_object__find_program_by_name(skel->obj, track_progs[i]);
-			ns[tracked][i] = p ? time_tc(bpf_program__fd(p)) : -1;
-			CHECK(ns[tracked][i] > 0, "%s did not run", track_progs[i]);
+			p = bpf_object__find_program_by_name(skel[t]->obj, track_progs[i]);
+			fd[t] = p ? bpf_program__fd(p) : -1;
 		}
-		all[tracked] = time_tc_all_cpus(bpf_program__fd(skel->progs.pairs_task));
-		bench_track_bpf__destroy(skel);
+		time_tc_pair(fd[0], fd[1], &ns[0][i], &ns[1][i]);
+		CHECK(ns[0][i] > 0 && ns[1][i] > 0, "%s did not run", track_progs[i]);
 	}
+	for (t = 0; t < 2; t++)
+		all[t] = time_tc_all_cpus(bpf_program__fd(skel[t]->progs.pairs_task));
+	ok = true;
+out:
 	param_write("track", "0");
-	return true;
+	for (t = 0; t < 2; t++)
+		bench_track_bpf__destroy(skel[t]);
+	return ok;
 }
 
 void bench_track(void)
@@ -237,7 +272,8 @@ void bench_track(void)
 	if (!time_track_progs(ns, all))
 		goto out;
 	atomic = (ns[0][5] - ns[0][6]) / 10;
-	printf("bench: tracking, 10 acquire+release pairs per run (tc test runs), %d runs x %d rounds, median\n",
+	printf("bench: tracking, 10 acquire+release pairs per run (tc test runs), %d runs x %d rounds,\n"
+	       "       untracked and tracked timed in alternating rounds, median\n",
 	       BENCH_RUNS, BENCH_ROUNDS);
 	printf("  %-34s %10s %10s %16s %14s\n", "program", "untracked", "tracked",
 	       "ns/pair added", "x atomic add");
