@@ -11,8 +11,6 @@
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/types.h>
-#include <linux/math64.h>
-#include <asm/tsc.h>
 
 struct dentry;
 struct rtg_image;
@@ -21,6 +19,8 @@ struct rtg_image;
 #define RTG_SITE_RET_PTR	BIT(0)	/* the result is a pointer */
 #define RTG_SITE_RET_SIGNED	BIT(1)	/* the result is a signed integer */
 #define RTG_SITE_TRACE		BIT(2)	/* also record the call (debug mode) */
+#define RTG_SITE_MAY_FAIL	BIT(3)	/* an acquisition the program expects may fail */
+#define RTG_SITE_ITER		BIT(4)	/* creates an iterator */
 
 /* What a call site does to the run's table of held resources. */
 enum rtg_role {
@@ -32,7 +32,18 @@ enum rtg_role {
 	RTG_ROLE_HOLD_TOKEN,		/* holds a section (RCU, preemption) */
 	RTG_ROLE_RELEASE_TOKEN,		/* ends the section */
 	RTG_ROLE_KPTR_XCHG,		/* argument 2 goes to a map, the result comes out */
+	RTG_ROLE_ITER_NEXT,		/* nothing held; NULL once the run is stopped */
+	RTG_ROLE_GUARD,			/* nothing held; a place to stop the run */
 };
+
+/* rtg_run::stop: why the watchdog stops the run */
+enum rtg_stop_reason {
+	RTG_STOP_NONE,
+	RTG_STOP_RUNTIME,	/* ran longer than watchdog_ms */
+	RTG_STOP_HOLD,		/* held something longer than hold_limit_us */
+};
+
+#define RTG_MAX_RELEASE_FNS	16
 
 /* rtg_held::obj of sections, which have no object */
 #define RTG_TOKEN_RCU		1
@@ -81,35 +92,31 @@ struct rtg_site {
  * struct rtg_held - one resource a run holds
  * @obj: the object, iterator or lock, or an RTG_TOKEN_* for a section
  * @site: the call site that acquired it
- * @since_tsc: when, in TSC cycles: one instruction on the hot path,
- *	converted to time only when read (rtg_tsc_to_ns())
+ * @since_ns: when (ktime_get_mono_fast_ns(): comparable across CPUs,
+ *	which a sleepable run moves between and the watchdog reads from)
  */
 struct rtg_held {
 	u64 obj;
 	const struct rtg_site *site;
-	u64 since_tsc;
+	u64 since_ns;
 };
 
-/**
- * rtg_tsc_to_ns() - TSC cycles as nanoseconds
- * @cycles: a difference of two rdtsc() readings
- *
- * Return: @cycles in nanoseconds.
- */
-static inline u64 rtg_tsc_to_ns(u64 cycles)
-{
-	return tsc_khz ? mul_u64_u32_div(cycles, USEC_PER_SEC, tsc_khz) : 0;
-}
 
 /**
  * struct rtg_run - the table of one in-flight run
- * @start_tsc: when the run first acquired something (TSC cycles)
+ * @start_ns: when the run first acquired something
  * @count: entries used in @held
+ * @stop: RTG_STOP_* set by the watchdog, 0 while the run may go on
+ * @fast: the run is stopping by fast-execute
+ * @fast_pops: releases the program made itself since it fast-executes
  * @held: what the run holds, in order of acquisition
  */
 struct rtg_run {
-	u64 start_tsc;
+	u64 start_ns;
 	u32 count;
+	u32 stop;
+	bool fast;
+	u32 fast_pops;
 	struct rtg_held held[];
 };
 
@@ -127,6 +134,11 @@ struct rtg_run {
  * @hint: per CPU, the run table last used there (a guess, checked)
  * @pool_exhausted: acquisitions not recorded for want of room
  * @unmatched: releases that matched nothing held
+ * @stops: runs the watchdog stopped
+ * @stop_released: resources given back by stopped runs
+ * @nr_release_fns: entries used in @release_fns
+ * @release_fns: the release functions the program calls, by name, for
+ *	the watchdog to call on a stopped run's behalf
  */
 struct rtg_prog {
 	struct list_head node;
@@ -140,6 +152,13 @@ struct rtg_prog {
 	u32 __percpu *hint;
 	atomic_long_t pool_exhausted;
 	atomic_long_t unmatched;
+	atomic_long_t stops;
+	atomic_long_t stop_released;
+	u32 nr_release_fns;
+	struct {
+		char name[48];
+		void *func;
+	} release_fns[RTG_MAX_RELEASE_FNS];
 };
 
 /**
@@ -179,6 +198,8 @@ static inline struct bpf_prog_aux *rtg_main_aux(const struct rtg_image *image)
 /* rtguard_main.c */
 extern bool rtg_hook_all;
 extern bool rtg_track;
+extern unsigned int rtg_watchdog_ms;
+extern unsigned int rtg_hold_limit_us;
 
 enum rtg_debug_mode {
 	RTG_DEBUG_OFF,
@@ -211,6 +232,18 @@ struct rtg_run *rtg_run_push(struct rtg_prog *tp, const struct rtg_site *site,
 			     u64 obj);
 bool rtg_run_pop(struct rtg_prog *tp, u64 obj, const struct rtg_site **acquired);
 struct rtg_run *rtg_run_at(const struct rtg_prog *tp, u32 i);
+unsigned long rtg_run_key(void);
+int rtg_run_find(struct rtg_prog *tp, unsigned long key);
+void rtg_prog_add_release_fn(struct rtg_prog *tp, const char *name, void *func);
+void *rtg_prog_release_fn(struct rtg_prog *tp, const char *name, size_t len);
+
+/* rtguard_watchdog.c */
+extern atomic_t rtg_stops_pending;
+u64 rtg_stop_retval(enum bpf_prog_type type);
+bool rtg_watchdog_stop(const struct rtg_site *site);
+void rtg_watchdog_run_done(struct rtg_prog *tp, struct rtg_run *run);
+int rtg_watchdog_init(void);
+void rtg_watchdog_exit(void);
 
 /* rtguard_track.c: the hooks, and the choice between them */
 u64 rtg_track_acquire_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
@@ -227,7 +260,12 @@ u64 rtg_track_release_token_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
 				 const struct rtg_site *site);
 u64 rtg_track_kptr_xchg_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
 			     const struct rtg_site *site);
+u64 rtg_guard_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
+		   const struct rtg_site *site);
+u64 rtg_guard_iter_next_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
+			     const struct rtg_site *site);
 bool rtg_track_keep_call(struct bpf_prog *prog, u32 func_id);
+bool rtg_track_may_unwind(struct bpf_prog *prog);
 bool rtg_track_possible(const struct bpf_prog_aux *main);
 void *rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info);
 

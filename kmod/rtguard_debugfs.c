@@ -15,6 +15,7 @@
 #include <linux/debugfs.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/timekeeping.h>
 
 #include "rtguard.h"
 
@@ -68,22 +69,24 @@ static int rtg_held_show(struct seq_file *m, void *v)
 	struct rtg_prog *tp;
 	u32 i, j;
 
-	seq_puts(m, "# prog_id prog_name slots runs pool_exhausted unmatched\n"
+	seq_puts(m, "# prog_id prog_name slots runs pool_exhausted unmatched stops released\n"
 		 "#   run pid=PID ctx=INTERRUPT_LEVEL held=N\n"
 		 "#     object acquired_by release=CALL insn=SITE held_us=US\n");
 	mutex_lock(&rtg_progs_lock);
 	rcu_read_lock();	/* the tasks of in-flight runs */
 	list_for_each_entry(tp, &rtg_progs, node) {
-		seq_printf(m, "%u %s %u %u %ld %ld\n", tp->main->id,
+		seq_printf(m, "%u %s %u %u %ld %ld %ld %ld\n", tp->main->id,
 			   tp->main->name[0] ? tp->main->name : "-", tp->nslots,
 			   tp->nruns, atomic_long_read(&tp->pool_exhausted),
-			   atomic_long_read(&tp->unmatched));
+			   atomic_long_read(&tp->unmatched),
+			   atomic_long_read(&tp->stops),
+			   atomic_long_read(&tp->stop_released));
 		for (i = 0; i < tp->nruns; i++) {
 			struct rtg_run *run = rtg_run_at(tp, i);
 			unsigned long owner = READ_ONCE(tp->owners[i]);
 			/* pairs with the releases in rtg_run_push/pop() */
 			u32 count = smp_load_acquire(&run->count);
-			u64 now = rdtsc();
+			u64 now = ktime_get_mono_fast_ns();
 
 			/* a snapshot of another context's table: may be torn */
 			if (!owner)
@@ -100,8 +103,7 @@ static int rtg_held_show(struct seq_file *m, void *v)
 				seq_printf(m, "    %#llx %ps release=%s insn=%u held_us=%llu\n",
 					   h->obj, site->func, site->release,
 					   site->insn_idx,
-					   rtg_tsc_to_ns(now - READ_ONCE(h->since_tsc)) /
-					   NSEC_PER_USEC);
+					   (now - READ_ONCE(h->since_ns)) / NSEC_PER_USEC);
 			}
 		}
 	}

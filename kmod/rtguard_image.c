@@ -162,6 +162,7 @@ const struct bpf_call_hook_ops rtg_call_hook_ops = {
 	.select = rtg_select,
 	.prog_free = rtg_prog_free,
 	.keep_call = rtg_track_keep_call,
+	.may_unwind = rtg_track_may_unwind,
 };
 
 /**

@@ -36,6 +36,16 @@ module_param_cb(track, &rtg_bool_ops, &rtg_track, 0644);
 MODULE_PARM_DESC(track,
 		 "Track what each run of programs JIT compiled while set holds: acquire and release calls are hooked (default: off)");
 
+unsigned int rtg_watchdog_ms;
+module_param_named(watchdog_ms, rtg_watchdog_ms, uint, 0644);
+MODULE_PARM_DESC(watchdog_ms,
+		 "Stop a tracked run that has held resources for longer than this many ms (0: off)");
+
+unsigned int rtg_hold_limit_us;
+module_param_named(hold_limit_us, rtg_hold_limit_us, uint, 0644);
+MODULE_PARM_DESC(hold_limit_us,
+		 "Stop a tracked run that holds one resource for longer than this many us (0: off)");
+
 int rtg_debug = RTG_DEBUG_FLAG;
 
 static const char * const rtg_debug_names[] = {
@@ -85,14 +95,21 @@ static int __init rtg_init(void)
 		pr_err("bpf_rtguard: cannot build the pairing tables: %d\n", err);
 		goto out_debugfs;
 	}
+	err = rtg_watchdog_init();
+	if (err) {
+		pr_err("bpf_rtguard: cannot start the watchdog: %d\n", err);
+		goto out_pairing;
+	}
 	err = bpf_call_hook_register(&rtg_call_hook_ops);
 	if (err) {
 		pr_err("bpf_rtguard: cannot register as call hook owner: %d\n",
 		       err);
-		goto out_pairing;
+		goto out_watchdog;
 	}
 	return 0;
 
+out_watchdog:
+	rtg_watchdog_exit();
 out_pairing:
 	rtg_pairing_exit();
 out_debugfs:
@@ -103,6 +120,7 @@ out_debugfs:
 static void __exit rtg_exit(void)
 {
 	bpf_call_hook_unregister(&rtg_call_hook_ops);
+	rtg_watchdog_exit();
 	rtg_pairing_exit();
 	rtg_debugfs_exit();
 }

@@ -18,16 +18,17 @@
  */
 #include <linux/cpumask.h>
 #include <linux/preempt.h>
+#include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include <asm/msr.h>
+#include <linux/timekeeping.h>
 
 #include "rtguard.h"
 
 #define RTG_LOCK_SLOTS		10	/* RCU + spin lock + nested preempt_disable */
 #define RTG_SLEEPABLE_RUNS	16	/* runs beyond one per CPU and context */
 
-/* protects rtg_progs; taken at JIT and free time and by debugfs readers */
+/* serialises changes to rtg_progs (read under RCU by the watchdog timer) */
 DEFINE_MUTEX(rtg_progs_lock);
 LIST_HEAD(rtg_progs);
 
@@ -84,7 +85,7 @@ struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main)
 		goto out;
 	}
 	refcount_set(&tp->images, 1);
-	list_add_tail(&tp->node, &rtg_progs);
+	list_add_tail_rcu(&tp->node, &rtg_progs);
 out:
 	mutex_unlock(&rtg_progs_lock);
 	return tp;
@@ -101,22 +102,34 @@ void rtg_prog_put(struct rtg_prog *tp)
 		mutex_unlock(&rtg_progs_lock);
 		return;
 	}
-	list_del(&tp->node);
+	list_del_rcu(&tp->node);
 	mutex_unlock(&rtg_progs_lock);
+	synchronize_rcu();	/* the watchdog timer walks rtg_progs under RCU */
 	kvfree(tp->runs);
 	kfree(tp->owners);
 	free_percpu(tp->hint);
 	kfree(tp);
 }
 
-static unsigned long rtg_run_key(void)
+/**
+ * rtg_run_key() - the context a run is identified by
+ *
+ * Return: the current task with the interrupt context level in its low bits.
+ */
+unsigned long rtg_run_key(void)
 {
 	/* task_struct is cache-line aligned: the low bits are free */
 	return (unsigned long)current | interrupt_context_level();
 }
 
-/* Index of the table the context @key owns, or -1; owners[] is compact. */
-static int rtg_run_find(struct rtg_prog *tp, unsigned long key)
+/**
+ * rtg_run_find() - the table a context owns
+ * @tp: the program's tracking state
+ * @key: the context, from rtg_run_key()
+ *
+ * Return: the table's index, or -1.
+ */
+int rtg_run_find(struct rtg_prog *tp, unsigned long key)
 {
 	u32 i = this_cpu_read(*tp->hint);
 
@@ -176,7 +189,11 @@ struct rtg_run *rtg_run_push(struct rtg_prog *tp, const struct rtg_site *site,
 		this_cpu_write(*tp->hint, i);
 		run = rtg_run_at(tp, i);
 		run->count = 0;
-		run->start_tsc = rdtsc();
+		run->fast = false;
+		/* a stop meant for the table's last owner is void */
+		if (xchg(&run->stop, 0))
+			atomic_dec(&rtg_stops_pending);
+		run->start_ns = ktime_get_mono_fast_ns();
 	} else {
 		run = rtg_run_at(tp, i);
 	}
@@ -187,7 +204,7 @@ struct rtg_run *rtg_run_push(struct rtg_prog *tp, const struct rtg_site *site,
 	h = &run->held[run->count];
 	h->obj = obj;
 	h->site = site;
-	h->since_tsc = rdtsc();
+	h->since_ns = ktime_get_mono_fast_ns();
 	/* visible to debugfs readers only once filled in */
 	smp_store_release(&run->count, run->count + 1);
 	return run;
@@ -219,13 +236,56 @@ bool rtg_run_pop(struct rtg_prog *tp, u64 obj, const struct rtg_site **acquired)
 		return false;
 	}
 	*acquired = run->held[i].site;
+	if (run->fast)
+		run->fast_pops++;
 	memmove(&run->held[i], &run->held[i + 1],
 		(run->count - i - 1) * sizeof(run->held[0]));
 	/* debugfs readers see the shifted entries before the new count */
 	smp_store_release(&run->count, run->count - 1);
 	if (!run->count) {
+		if (READ_ONCE(run->stop))
+			rtg_watchdog_run_done(tp, run);
 		/* the empty table is seen before the run is free again */
 		smp_store_release(&tp->owners[idx], 0);
 	}
 	return true;
+}
+
+/**
+ * rtg_prog_add_release_fn() - remember a release function the program calls
+ * @tp: the program's tracking state
+ * @name: the function's name
+ * @func: its address
+ *
+ * Called at JIT time for each releasing call site.
+ */
+void rtg_prog_add_release_fn(struct rtg_prog *tp, const char *name, void *func)
+{
+	u32 n = tp->nr_release_fns;
+
+	if (rtg_prog_release_fn(tp, name, strlen(name)) || n >= RTG_MAX_RELEASE_FNS)
+		return;
+	strscpy(tp->release_fns[n].name, name);
+	tp->release_fns[n].func = func;
+	/* readers on the stop path see the entry before the count */
+	smp_store_release(&tp->nr_release_fns, n + 1);
+}
+
+/**
+ * rtg_prog_release_fn() - a release function the program calls, by name
+ * @tp: the program's tracking state
+ * @name: the name, not necessarily NUL-terminated
+ * @len: its length
+ *
+ * Return: the function's address, or NULL.
+ */
+void *rtg_prog_release_fn(struct rtg_prog *tp, const char *name, size_t len)
+{
+	u32 n = smp_load_acquire(&tp->nr_release_fns), i;
+
+	for (i = 0; i < n; i++)
+		if (strlen(tp->release_fns[i].name) == len &&
+		    !strncmp(tp->release_fns[i].name, name, len))
+			return tp->release_fns[i].func;
+	return NULL;
 }

@@ -125,6 +125,35 @@ TRACE_EVENT(rtg_release,
 		  __entry->acq_insn, __entry->func)
 );
 
+/* The watchdog stopped a run: why, after how long, how, what was released. */
+TRACE_EVENT(rtg_stop,
+
+	TP_PROTO(const struct bpf_prog_aux *main, u32 reason, u64 elapsed_us,
+		 u32 released, const char *how),
+
+	TP_ARGS(main, reason, elapsed_us, released, how),
+
+	TP_STRUCT__entry(
+		__field(u64, elapsed_us)
+		__field(u32, prog_id)
+		__field(u32, reason)
+		__field(u32, released)
+		__string(how, how)
+	),
+
+	TP_fast_assign(
+		__entry->elapsed_us = elapsed_us;
+		__entry->prog_id = main->id;
+		__entry->reason = reason;
+		__entry->released = released;
+		__assign_str(how);
+	),
+
+	TP_printk("prog=%u reason=%u elapsed_us=%llu released=%u how=%s",
+		  __entry->prog_id, __entry->reason, __entry->elapsed_us,
+		  __entry->released, __get_str(how))
+);
+
 #endif /* _RTGUARD_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

@@ -21,6 +21,15 @@ static __always_inline u64 rtg_call(const struct rtg_site *site, u64 r1, u64 r2,
 	return ((rtg_call_fn)site->func)(r1, r2, r3, r4, r5);
 }
 
+/*
+ * Whether the watchdog stops this run. A run that can be left is left
+ * from rtg_watchdog_stop(); true means it fast-executes.
+ */
+static __always_inline bool rtg_stopping(const struct rtg_site *site)
+{
+	return unlikely(atomic_read(&rtg_stops_pending)) && rtg_watchdog_stop(site);
+}
+
 static void rtg_hold(const struct rtg_site *site, u64 obj)
 {
 	rtg_run_push(site->tprog, site, obj);
@@ -49,8 +58,12 @@ static void rtg_give_back(const struct rtg_site *site, u64 obj)
 u64 rtg_track_acquire_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
 			   const struct rtg_site *site)
 {
-	u64 ret = rtg_call(site, r1, r2, r3, r4, r5);
+	u64 ret;
 
+	/* a stopped run's acquisitions fail, where failing is allowed */
+	if (rtg_stopping(site) && (site->flags & RTG_SITE_MAY_FAIL))
+		return 0;
+	ret = rtg_call(site, r1, r2, r3, r4, r5);
 	if (ret)
 		rtg_hold(site, ret);
 	return ret;
@@ -70,6 +83,7 @@ u64 rtg_track_acquire_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
 u64 rtg_track_release_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
 			   const struct rtg_site *site)
 {
+	rtg_stopping(site);
 	rtg_give_back(site, r1);
 	return rtg_call(site, r1, r2, r3, r4, r5);
 }
@@ -114,8 +128,10 @@ u64 rtg_track_release_acquire_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
 u64 rtg_track_hold_arg_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
 			    const struct rtg_site *site)
 {
-	u64 ret = rtg_call(site, r1, r2, r3, r4, r5);
+	u64 ret;
 
+	rtg_stopping(site);
+	ret = rtg_call(site, r1, r2, r3, r4, r5);
 	rtg_hold(site, r1);
 	return ret;
 }
@@ -134,8 +150,10 @@ u64 rtg_track_hold_arg_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
 u64 rtg_track_hold_token_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
 			      const struct rtg_site *site)
 {
-	u64 ret = rtg_call(site, r1, r2, r3, r4, r5);
+	u64 ret;
 
+	rtg_stopping(site);
+	ret = rtg_call(site, r1, r2, r3, r4, r5);
 	rtg_hold(site, site->token);
 	return ret;
 }
@@ -154,7 +172,48 @@ u64 rtg_track_hold_token_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
 u64 rtg_track_release_token_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
 				 const struct rtg_site *site)
 {
+	rtg_stopping(site);
 	rtg_give_back(site, site->token);
+	return rtg_call(site, r1, r2, r3, r4, r5);
+}
+
+/**
+ * rtg_guard_hook() - a call of a tracked program that holds nothing new
+ * @r1: BPF R1
+ * @r2: BPF R2
+ * @r3: BPF R3
+ * @r4: BPF R4
+ * @r5: BPF R5
+ * @site: the call site
+ *
+ * Every call of a tracked program is a place where the watchdog can stop
+ * the run.
+ *
+ * Return: the result of the call.
+ */
+u64 rtg_guard_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
+		   const struct rtg_site *site)
+{
+	rtg_stopping(site);
+	return rtg_call(site, r1, r2, r3, r4, r5);
+}
+
+/**
+ * rtg_guard_iter_next_hook() - an iterator's next, NULL for a stopped run
+ * @r1: BPF R1, the iterator
+ * @r2: BPF R2
+ * @r3: BPF R3
+ * @r4: BPF R4
+ * @r5: BPF R5
+ * @site: the call site
+ *
+ * Return: the next element, or NULL once the run fast-executes.
+ */
+u64 rtg_guard_iter_next_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
+			     const struct rtg_site *site)
+{
+	if (rtg_stopping(site))
+		return 0;
 	return rtg_call(site, r1, r2, r3, r4, r5);
 }
 
@@ -177,6 +236,7 @@ u64 rtg_track_kptr_xchg_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
 {
 	u64 old;
 
+	rtg_stopping(site);
 	if (r2)
 		rtg_give_back(site, r2);
 	old = rtg_call(site, r1, r2, r3, r4, r5);
@@ -196,6 +256,17 @@ u64 rtg_track_kptr_xchg_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
 bool rtg_track_keep_call(struct bpf_prog *prog, u32 func_id)
 {
 	return func_id == BPF_FUNC_kptr_xchg && READ_ONCE(rtg_track);
+}
+
+/**
+ * rtg_track_may_unwind() - make tracked programs ones the watchdog can leave
+ * @prog: the program just verified
+ *
+ * Return: whether to make it an exception boundary.
+ */
+bool rtg_track_may_unwind(struct bpf_prog *prog)
+{
+	return READ_ONCE(rtg_track);
 }
 
 /**
@@ -235,6 +306,8 @@ static void *const rtg_role_hooks[] = {
 	[RTG_ROLE_HOLD_TOKEN] = rtg_track_hold_token_hook,
 	[RTG_ROLE_RELEASE_TOKEN] = rtg_track_release_token_hook,
 	[RTG_ROLE_KPTR_XCHG] = rtg_track_kptr_xchg_hook,
+	[RTG_ROLE_ITER_NEXT] = rtg_guard_iter_next_hook,
+	[RTG_ROLE_GUARD] = rtg_guard_hook,
 };
 
 static const struct {
@@ -259,13 +332,15 @@ static u8 rtg_kfunc_role(struct rtg_site *site, u32 flags, const char *name)
 		return RTG_ROLE_RELEASE;
 	if (flags & KF_ITER_NEW)
 		return RTG_ROLE_HOLD_ARG;
+	if (flags & KF_ITER_NEXT)
+		return RTG_ROLE_ITER_NEXT;
 	for (i = 0; i < ARRAY_SIZE(rtg_section_kfuncs); i++) {
 		if (strcmp(name, rtg_section_kfuncs[i].name))
 			continue;
 		site->token = rtg_section_kfuncs[i].token;
 		return rtg_section_kfuncs[i].role;
 	}
-	return RTG_ROLE_NONE;
+	return RTG_ROLE_GUARD;
 }
 
 static u8 rtg_helper_role(u32 func_id)
@@ -286,7 +361,7 @@ static u8 rtg_helper_role(u32 func_id)
 	case BPF_FUNC_kptr_xchg:
 		return RTG_ROLE_KPTR_XCHG;
 	default:
-		return RTG_ROLE_NONE;
+		return RTG_ROLE_GUARD;
 	}
 }
 
@@ -295,23 +370,42 @@ static u8 rtg_helper_role(u32 func_id)
  * @site: the site, filled in but for its role
  * @info: the verifier's description of the call, or NULL
  *
- * Return: the tracking hook for the site, or NULL when the call neither
- * acquires nor releases anything.
+ * Every call of a tracked program is hooked: a call that neither acquires
+ * nor releases is still a place where the watchdog can stop the run.
+ *
+ * Return: the tracking hook for the site.
  */
 void *rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info)
 {
 	char name[KSYM_NAME_LEN];
 
-	if (!info)
-		return NULL;
 	sprint_symbol_no_offset(name, (unsigned long)site->func);
 	name[strcspn(name, " ")] = 0;	/* " [module]" */
-	if (info->btf)
+	if (!info)
+		site->role = RTG_ROLE_GUARD;
+	else if (info->btf)
 		site->role = rtg_kfunc_role(site, info->kfunc_flags, name);
 	else
 		site->role = rtg_helper_role(info->id);
-	if (site->role == RTG_ROLE_NONE)
-		return NULL;
+	if (info && info->btf && (info->kfunc_flags & KF_RET_NULL))
+		site->flags |= RTG_SITE_MAY_FAIL;
+	if (info && info->btf && (info->kfunc_flags & KF_ITER_NEW))
+		site->flags |= RTG_SITE_ITER;
+	if (info && !info->btf && (info->id == BPF_FUNC_sk_lookup_tcp ||
+				   info->id == BPF_FUNC_sk_lookup_udp ||
+				   info->id == BPF_FUNC_skc_lookup_tcp ||
+				   info->id == BPF_FUNC_ringbuf_reserve))
+		site->flags |= RTG_SITE_MAY_FAIL;
+	switch (site->role) {
+	case RTG_ROLE_RELEASE:
+	case RTG_ROLE_RELEASE_ACQUIRE:
+	case RTG_ROLE_RELEASE_TOKEN:
+		rtg_prog_add_release_fn(site->tprog, name, site->func);
+		break;
+	case RTG_ROLE_GUARD:
+	case RTG_ROLE_ITER_NEXT:
+		return rtg_role_hooks[site->role];
+	}
 	if (site->role == RTG_ROLE_KPTR_XCHG)
 		strscpy(site->release, "dtor-of-kptr-type");
 	else if (!rtg_pairing_release_of(name, site->release, sizeof(site->release)))

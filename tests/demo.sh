@@ -14,7 +14,9 @@ echo
 echo "=== pass-through hooks with call counting (hook_all=1)"
 /rtg/rtgtest --demo calls
 echo
-echo "=== the watchdog stop is not implemented yet (issue 5)"
+echo "=== a watchdog stop (track=1 watchdog_ms=200): nested bpf_for loops holding an object and a task"
+/rtg/rtgtest --demo watchdog
+dmesg | grep "stopped prog"
 echo
 echo "=== dmesg (bpf_rtguard)"
 dmesg | grep -i rtguard

@@ -25,6 +25,13 @@ void test_track_scenarios(void);
 void test_track_nesting(void);
 void test_track_concurrency(void);
 void test_track_pool_exhausted(void);
+void test_watchdog_runtime(void);
+void test_watchdog_subprog(void);
+void test_watchdog_sections(void);
+void test_watchdog_callback(void);
+void test_watchdog_hold_limit(void);
+void test_watchdog_all_cpus(void);
+void test_watchdog_off(void);
 
 
 void demo_calls(void);

@@ -42,12 +42,20 @@ static const struct rtg_entry tests[] = {
 	{ "track_nesting", test_track_nesting },
 	{ "track_concurrency", test_track_concurrency },
 	{ "track_pool_exhausted", test_track_pool_exhausted },
+	{ "watchdog_runtime", test_watchdog_runtime },
+	{ "watchdog_subprog", test_watchdog_subprog },
+	{ "watchdog_sections", test_watchdog_sections },
+	{ "watchdog_callback", test_watchdog_callback },
+	{ "watchdog_hold_limit", test_watchdog_hold_limit },
+	{ "watchdog_all_cpus", test_watchdog_all_cpus },
+	{ "watchdog_off", test_watchdog_off },
 	{ NULL },
 }, demos[] = {
 	{ "calls", demo_calls },
 	{ "debug", test_debug_seed_trace },	/* prints the trace it checks */
 	{ "track", test_track_seeds },		/* prints the events it checks */
 	{ "held", test_track_snapshot },	/* prints the snapshot it checks */
+	{ "watchdog", test_watchdog_runtime },	/* prints the stop it checks */
 	{ NULL },
 }, benches[] = {
 	{ "calls", bench_calls },

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Runaway programs for the watchdog: nested loops while holding
+ * references, a long hold, a loop inside a subprogram, a bpf_loop
+ * callback called from C, and RCU + ring buffer + iterator held at once.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "rtg_testmod.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
+void bpf_task_release(struct task_struct *p) __ksym;
+void bpf_rcu_read_lock(void) __ksym;
+void bpf_rcu_read_unlock(void) __ksym;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} rb SEC(".maps");
+
+int target_pid;
+int outer = 1000000;	/* loop bounds: far beyond any budget */
+int zero;		/* a bpf_loop flags argument the verifier can't see */
+__u64 sum;
+
+static __always_inline void spin(int n)
+{
+	int i, j;
+
+	bpf_for(i, 0, n)
+		bpf_for(j, 0, 1000)
+			sum += rtg_test_arg2(i, j);
+}
+
+/* holds an object and a task through nested loops */
+SEC("syscall")
+int wd_loop(void *ctx)
+{
+	struct rtg_test_obj *obj = rtg_test_obj_get(1);
+	struct task_struct *t;
+
+	if (!obj)
+		return 1;
+	t = bpf_task_from_pid(target_pid);
+	if (t) {
+		spin(outer);
+		bpf_task_release(t);
+	}
+	rtg_test_obj_put(obj);
+	return 0;
+}
+
+/* quick: ten short holds in a longer run */
+SEC("syscall")
+int wd_short_holds(void *ctx)
+{
+	int i;
+
+	bpf_for(i, 0, 10) {
+		struct rtg_test_obj *obj = rtg_test_obj_get(i + 1);
+
+		if (obj)
+			rtg_test_obj_put(obj);
+		rtg_test_sleep(2000);
+	}
+	return 0;
+}
+
+static __noinline int sub_spin(int n)
+{
+	spin(n);
+	return 0;
+}
+
+/* the loop runs in a subprogram */
+SEC("syscall")
+int wd_subprog(void *ctx)
+{
+	struct rtg_test_obj *obj = rtg_test_obj_get(2);
+
+	if (!obj)
+		return 1;
+	sub_spin(outer);
+	rtg_test_obj_put(obj);
+	return 0;
+}
+
+static int cb(__u64 i, void *ctx)
+{
+	struct rtg_test_obj *obj = rtg_test_obj_get(i + 1);
+
+	if (obj) {
+		sum += rtg_test_arg2(i, 1);
+		rtg_test_obj_put(obj);
+	}
+	return 0;
+}
+
+/* bpf_loop not inlined (flags unknown to the verifier): C calls cb */
+SEC("syscall")
+int wd_loop_cb(void *ctx)
+{
+	struct rtg_test_obj *obj = rtg_test_obj_get(3);
+
+	if (!obj)
+		return 1;
+	bpf_loop(outer, cb, NULL, zero);
+	rtg_test_obj_put(obj);
+	return 0;
+}
+
+/* RCU read section, ring buffer record and an iterator at once */
+SEC("syscall")
+int wd_sections(void *ctx)
+{
+	__u64 *r;
+
+	bpf_rcu_read_lock();
+	r = bpf_ringbuf_reserve(&rb, 2048, 0);
+	if (r) {
+		spin(outer);
+		bpf_ringbuf_discard(r, 0);
+	}
+	bpf_rcu_read_unlock();
+	return 0;
+}
+
+/* needs more than half of the ring buffer: fails if a record leaked */
+SEC("syscall")
+int wd_rb_check(void *ctx)
+{
+	__u64 *r = bpf_ringbuf_reserve(&rb, 2048, 0);
+
+	if (!r)
+		return 1;
+	bpf_ringbuf_discard(r, 0);
+	return 0;
+}
