@@ -101,7 +101,6 @@ struct rtg_held {
 	u64 since_ns;
 };
 
-
 /**
  * struct rtg_run - the table of one in-flight run
  * @start_ns: when the run first acquired something

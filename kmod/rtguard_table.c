@@ -281,6 +281,7 @@ void rtg_prog_add_release_fn(struct rtg_prog *tp, const char *name, void *func)
  */
 void *rtg_prog_release_fn(struct rtg_prog *tp, const char *name, size_t len)
 {
+	/* pairs with the release in rtg_prog_add_release_fn() */
 	u32 n = smp_load_acquire(&tp->nr_release_fns), i;
 
 	for (i = 0; i < n; i++)

@@ -146,6 +146,7 @@ bool rtg_watchdog_stop(const struct rtg_site *site)
 		run->count = 0;
 		if (xchg(&run->stop, 0))
 			atomic_dec(&rtg_stops_pending);
+		/* the emptied table is seen before it is free again */
 		smp_store_release(&tp->owners[idx], 0);
 		bpf_call_hook_unwind(rtg_stop_retval(tp->main->prog->type));
 		return false;	/* not reached */

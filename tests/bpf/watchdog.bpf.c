@@ -6,9 +6,15 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_tracing.h>
 #include "rtg_testmod.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+#ifndef BPF_F_CURRENT_NETNS
+#define BPF_F_CURRENT_NETNS (-1L)	/* uapi enum, not in vmlinux BTF */
+#endif
 
 struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
 void bpf_task_release(struct task_struct *p) __ksym;
@@ -136,5 +142,45 @@ int wd_rb_check(void *ctx)
 	if (!r)
 		return 1;
 	bpf_ringbuf_discard(r, 0);
+	return 0;
+}
+
+__u16 listen_port;
+
+/* a socket from sk_lookup held through the loops of a tc program */
+SEC("tc")
+int wd_tc_sock(struct __sk_buff *skb)
+{
+	struct bpf_sock_tuple tuple = {};
+	struct bpf_sock *sk;
+
+	tuple.ipv4.saddr = bpf_htonl(0x7f000001);
+	tuple.ipv4.daddr = bpf_htonl(0x7f000001);
+	tuple.ipv4.sport = bpf_htons(40000);
+	tuple.ipv4.dport = bpf_htons(listen_port);
+	sk = bpf_sk_lookup_tcp(skb, &tuple, sizeof(tuple.ipv4), BPF_F_CURRENT_NETNS, 0);
+	if (!sk)
+		return 1;
+	spin(outer);
+	bpf_sk_release(sk);
+	return 0;
+}
+
+int inner_pid;
+__u64 inner_runs;
+
+/* tracked too, and runs inside every rtg_test_arg2() of wd_loop */
+SEC("fentry/rtg_test_arg2")
+int BPF_PROG(wd_inner, __u32 a, __u32 b)
+{
+	struct rtg_test_obj *obj;
+
+	if ((bpf_get_current_pid_tgid() >> 32) != inner_pid)
+		return 0;
+	obj = rtg_test_obj_get(5);
+	if (obj) {
+		inner_runs++;
+		rtg_test_obj_put(obj);
+	}
 	return 0;
 }

@@ -32,6 +32,8 @@ void test_watchdog_callback(void);
 void test_watchdog_hold_limit(void);
 void test_watchdog_all_cpus(void);
 void test_watchdog_off(void);
+void test_watchdog_tc_socket(void);
+void test_watchdog_nested(void);
 
 
 void demo_calls(void);

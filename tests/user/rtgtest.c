@@ -49,6 +49,8 @@ static const struct rtg_entry tests[] = {
 	{ "watchdog_hold_limit", test_watchdog_hold_limit },
 	{ "watchdog_all_cpus", test_watchdog_all_cpus },
 	{ "watchdog_off", test_watchdog_off },
+	{ "watchdog_tc_socket", test_watchdog_tc_socket },
+	{ "watchdog_nested", test_watchdog_nested },
 	{ NULL },
 }, demos[] = {
 	{ "calls", demo_calls },

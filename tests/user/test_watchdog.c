@@ -12,6 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/klog.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <linux/pkt_cls.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -67,12 +71,21 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Run a syscall program; its return value, and how long it took. */
+/* Run a program (tc ones on a packet); its return value, and how long it took. */
 static int run_timed(struct bpf_program *prog, double *ms)
 {
+	uint8_t pkt[54] = { [12] = 0x08, [14] = 0x45, [23] = 6 };
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
-	double t0 = now_ms();
-	int err = bpf_prog_test_run_opts(bpf_program__fd(prog), &opts);
+	double t0;
+	int err;
+
+	if (bpf_program__type(prog) == BPF_PROG_TYPE_SCHED_CLS) {
+		opts.data_in = pkt;
+		opts.data_size_in = sizeof(pkt);
+		opts.repeat = 1;
+	}
+	t0 = now_ms();
+	err = bpf_prog_test_run_opts(bpf_program__fd(prog), &opts);
 
 	*ms = now_ms() - t0;
 	return err ? -errno : (int)opts.retval;
@@ -289,4 +302,53 @@ void test_watchdog_off(void)
 		wd_unload(skel);
 	}
 	CHECK(sum[0] == sum[1] && sum[0], "sums %lu untracked, %lu tracked", sum[0], sum[1]);
+}
+
+void test_watchdog_tc_socket(void)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(addr);
+	struct watchdog_bpf *skel;
+	double ms;
+	int lfd;
+
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	REQUIRE(lfd >= 0 && !bind(lfd, (void *)&addr, sizeof(addr)) && !listen(lfd, 1) &&
+		!getsockname(lfd, (void *)&addr, &alen), "listener: %s", strerror(errno));
+	skel = wd_load("track=1 watchdog_ms=200");
+	if (skel) {
+		skel->bss->listen_port = ntohs(addr.sin_port);
+		/* the socket and the two iterators; tc programs return TC_ACT_SHOT */
+		expect_stop(skel->progs.wd_tc_sock, 200, TC_ACT_SHOT, 3, "released and unwound");
+		/* the socket is still there to be looked up and released */
+		skel->data->outer = 1;
+		CHECK(run_timed(skel->progs.wd_tc_sock, &ms) == 0, "lookup after the stop");
+		wd_unload(skel);
+	}
+	close(lfd);
+}
+
+void test_watchdog_nested(void)
+{
+	struct watchdog_bpf *skel = wd_load("track=1 watchdog_ms=200");
+	struct bpf_link *link;
+	struct wd_counts c;
+
+	if (!skel)
+		return;
+	skel->bss->inner_pid = getpid();
+	link = bpf_program__attach(skel->progs.wd_inner);
+	if (CHECK(link, "attach: %s", strerror(errno))) {
+		expect_stop(skel->progs.wd_loop, 200, -ETIMEDOUT, 4, "released and unwound");
+		bpf_link__destroy(link);
+		CHECK(skel->bss->inner_runs > 0, "the nested program never ran");
+		CHECK(wd_counts(prog_id(bpf_program__fd(skel->progs.wd_inner)), &c) &&
+		      !c.runs_left && !c.unmatched && !c.stops,
+		      "nested program: runs left %d, %ld unmatched, %ld stops",
+		      c.runs_left, c.unmatched, c.stops);
+		printf("  the nested fentry program ran %lu times, its runs all clean\n",
+		       (unsigned long)skel->bss->inner_runs);
+	}
+	wd_unload(skel);
 }
