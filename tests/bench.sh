@@ -4,3 +4,5 @@ insmod /rtg/rtg_testmod.ko
 /rtg/rtgtest --bench calls
 echo
 /rtg/rtgtest --bench track
+echo
+/rtg/rtgtest --bench watchdog

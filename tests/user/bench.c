@@ -20,6 +20,8 @@
 #include "rtg_tests.h"
 #include "bench.skel.h"
 #include "bench_track.skel.h"
+#include "watchdog.skel.h"
+#include <time.h>
 
 #define BENCH_RUNS	2000	/* test runs per round */
 #define BENCH_ROUNDS	11
@@ -291,5 +293,78 @@ void bench_track(void)
 	       atomic, ns[0][5], ns[0][6]);
 	printf("  (one pair is two hooked calls, acquire and release; with N held, a run makes 10 + N tracked pairs)\n");
 out:
+	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
+}
+
+/* Loads of bench.bpf.o's bench_calls under the given parameters. */
+static struct bench_bpf *bench_calls_load(const char *track, const char *wd_ms)
+{
+	struct bench_bpf *skel;
+
+	param_write("track", track);
+	param_write("watchdog_ms", wd_ms);
+	skel = bench_bpf__open();
+	if (!skel)
+		return NULL;
+	bpf_program__set_autoload(skel->progs.kp_entry, false);
+	bpf_program__set_autoload(skel->progs.kp_exit, false);
+	bpf_program__set_autoload(skel->progs.fe_entry, false);
+	bpf_program__set_autoload(skel->progs.fe_exit, false);
+	if (!bench_bpf__load(skel))
+		return skel;
+	bench_bpf__destroy(skel);
+	return NULL;
+}
+
+#define STOPS 9
+
+void bench_watchdog(void)
+{
+	struct bench_bpf *plain, *guarded;
+	double base, armed, lat[STOPS];
+	struct watchdog_bpf *wd;
+	int i;
+
+	REQUIRE(!mod_load(MOD_RTGUARD, NULL), "insmod");
+	plain = bench_calls_load("0", "0");
+	guarded = bench_calls_load("1", "60000");	/* armed, never firing */
+	if (CHECK(plain && guarded, "load: %s", strerror(errno))) {
+		time_tc_pair(bpf_program__fd(plain->progs.bench_calls),
+			     bpf_program__fd(guarded->progs.bench_calls), &base, &armed);
+		printf("bench: watchdog, 10 kfunc calls per run (tc test runs), %d runs x %d rounds, median\n",
+		       BENCH_RUNS, BENCH_ROUNDS);
+		printf("  untracked %.0f ns/run, tracked with watchdog_ms armed %.0f ns/run: %.1f ns per call\n",
+		       base, armed, (armed - base) / 10);
+	}
+	bench_bpf__destroy(plain);
+	bench_bpf__destroy(guarded);
+
+	/* stop latency: budget expiry to the caller getting control back */
+	param_write("watchdog_ms", "50");
+	param_write("track", "1");
+	wd = watchdog_bpf__open();
+	if (CHECK(wd, "open")) {
+		wd->bss->target_pid = getpid();
+		if (CHECK(!watchdog_bpf__load(wd), "load: %s", strerror(errno))) {
+			for (i = 0; i < STOPS; i++) {
+				LIBBPF_OPTS(bpf_test_run_opts, opts);
+				struct timespec a, b;
+
+				clock_gettime(CLOCK_MONOTONIC, &a);
+				bpf_prog_test_run_opts(bpf_program__fd(wd->progs.wd_loop), &opts);
+				clock_gettime(CLOCK_MONOTONIC, &b);
+				lat[i] = (b.tv_sec - a.tv_sec) * 1e3 +
+					 (b.tv_nsec - a.tv_nsec) / 1e6 - 50;
+				CHECK((int)opts.retval == -ETIMEDOUT, "stop %d returned %d", i,
+				      (int)opts.retval);
+			}
+			qsort(lat, STOPS, sizeof(lat[0]), cmp_double);
+			printf("  stop latency over %d stops (budget 50 ms, run to return): min %.2f ms, median %.2f ms, max %.2f ms\n",
+			       STOPS, lat[0], lat[STOPS / 2], lat[STOPS - 1]);
+		}
+		watchdog_bpf__destroy(wd);
+	}
+	param_write("watchdog_ms", "0");
+	param_write("track", "0");
 	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
 }

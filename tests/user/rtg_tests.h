@@ -39,5 +39,6 @@ void test_watchdog_nested(void);
 void demo_calls(void);
 void bench_calls(void);
 void bench_track(void);
+void bench_watchdog(void);
 
 #endif

@@ -62,6 +62,7 @@ static const struct rtg_entry tests[] = {
 }, benches[] = {
 	{ "calls", bench_calls },
 	{ "track", bench_track },
+	{ "watchdog", bench_watchdog },
 	{ NULL },
 };
 
