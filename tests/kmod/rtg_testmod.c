@@ -14,6 +14,9 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/refcount.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
@@ -156,6 +159,28 @@ static int rtg_test_waiting_get(void *data, u64 *val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(rtg_test_waiting_fops, rtg_test_waiting_get, NULL, "%llu\n");
 
+/* usage count of the task whose pid was written, to see references leak */
+static pid_t rtg_test_task_pid;
+
+static int rtg_test_task_usage_get(void *data, u64 *val)
+{
+	struct task_struct *task;
+
+	rcu_read_lock();
+	task = pid_task(find_vpid(READ_ONCE(rtg_test_task_pid)), PIDTYPE_PID);
+	*val = task ? refcount_read(&task->usage) : 0;
+	rcu_read_unlock();
+	return task ? 0 : -ESRCH;
+}
+
+static int rtg_test_task_usage_set(void *data, u64 val)
+{
+	WRITE_ONCE(rtg_test_task_pid, val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(rtg_test_task_usage_fops, rtg_test_task_usage_get,
+			 rtg_test_task_usage_set, "%llu\n");
+
 /* 1: waiters go on (and later ones do not wait); 0: later ones wait */
 static int rtg_test_go_set(void *data, u64 val)
 {
@@ -185,6 +210,8 @@ static int __init rtg_testmod_init(void)
 				   &rtg_test_waiting_fops);
 	debugfs_create_file_unsafe("go", 0200, rtg_test_dir, NULL,
 				   &rtg_test_go_fops);
+	debugfs_create_file_unsafe("task_usage", 0600, rtg_test_dir, NULL,
+				   &rtg_test_task_usage_fops);
 	return 0;
 }
 
