@@ -133,6 +133,8 @@ struct rtg_run {
  * @hint: per CPU, the run table last used there (a guess, checked)
  * @pool_exhausted: acquisitions not recorded for want of room
  * @unmatched: releases that matched nothing held
+ * @no_unwind: the program takes references the tables do not track
+ *	(ring buffer dynptrs): the watchdog only fast-executes it
  * @stops: runs the watchdog stopped
  * @stop_released: resources given back by stopped runs
  * @nr_release_fns: entries used in @release_fns
@@ -151,6 +153,7 @@ struct rtg_prog {
 	u32 __percpu *hint;
 	atomic_long_t pool_exhausted;
 	atomic_long_t unmatched;
+	bool no_unwind;
 	atomic_long_t stops;
 	atomic_long_t stop_released;
 	u32 nr_release_fns;

@@ -396,6 +396,8 @@ void *rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info)
 				   info->id == BPF_FUNC_skc_lookup_tcp ||
 				   info->id == BPF_FUNC_ringbuf_reserve))
 		site->flags |= RTG_SITE_MAY_FAIL;
+	if (info && !info->btf && info->id == BPF_FUNC_ringbuf_reserve_dynptr)
+		site->tprog->no_unwind = true;
 	switch (site->role) {
 	case RTG_ROLE_RELEASE:
 	case RTG_ROLE_RELEASE_ACQUIRE:

@@ -12,9 +12,11 @@
  *    with the release functions the program itself calls, and the program
  *    returns rtg_stop_retval() to its caller;
  *  - fast-execute otherwise (inside a callback that bpf_loop() or another
- *    helper calls, in a program with tail calls, or when something held
- *    has no release we can call: bpf_obj_drop_impl() needs a meta, a
- *    kptr taken from a map its type's destructor): acquiring calls that
+ *    helper calls, in a program with tail calls, when something held has
+ *    no release we can call: bpf_obj_drop_impl() needs a meta, a kptr
+ *    taken from a map its type's destructor; or in a program that
+ *    reserves ring buffer dynptrs, a reference the tables do not track):
+ *    acquiring calls that
  *    may fail return NULL and iterator next returns NULL, so that the
  *    verified program gives back what it holds on its own way out.
  */
@@ -80,6 +82,10 @@ static void *rtg_release_fn(struct rtg_prog *tp, const struct rtg_held *h)
 	const char *names = h->site->release, *alt = strchr(names, '/');
 	void *fn = NULL;
 
+	/* dropping a program-allocated object needs its type's meta */
+	if (!strncmp(names, "bpf_obj_drop_impl", 17) ||
+	    !strncmp(names, "bpf_percpu_obj_drop_impl", 24))
+		return NULL;
 	/* a ring buffer record is discarded, not submitted */
 	if (alt)
 		fn = rtg_prog_release_fn(tp, alt + 1, strlen(alt + 1));
@@ -141,7 +147,8 @@ bool rtg_watchdog_stop(const struct rtg_site *site)
 		return false;
 	if (run->fast)
 		return true;
-	if (bpf_call_hook_can_unwind() && rtg_release_all(tp, run, &released)) {
+	if (!tp->no_unwind && bpf_call_hook_can_unwind() &&
+	    rtg_release_all(tp, run, &released)) {
 		rtg_stop_report(tp, run, "released and unwound", released);
 		run->count = 0;
 		if (xchg(&run->stop, 0))

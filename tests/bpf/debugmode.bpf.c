@@ -9,13 +9,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "rtg_testmod.h"
+#include "rtg_bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
-
-struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
-void bpf_task_release(struct task_struct *p) __ksym;
-struct bpf_cpumask *bpf_cpumask_create(void) __ksym;
-void bpf_cpumask_release(struct bpf_cpumask *cpumask) __ksym;
 
 int target_pid;
 __u64 seen_tasks[4];

@@ -8,11 +8,9 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "rtg_testmod.h"
+#include "rtg_bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
-
-struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
-void bpf_task_release(struct task_struct *p) __ksym;
 
 static __noinline u64 jit_subprog(u64 x)
 {

@@ -10,17 +10,14 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "rtg_testmod.h"
+#include "rtg_bpf.h"
 #include "passthrough.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
-struct bpf_cpumask *bpf_cpumask_create(void) __ksym;
-void bpf_cpumask_release(struct bpf_cpumask *cpumask) __ksym;
 void bpf_cpumask_set_cpu(u32 cpu, struct bpf_cpumask *cpumask) __ksym;
 bool bpf_cpumask_test_cpu(u32 cpu, const struct cpumask *cpumask) __ksym;
 u32 bpf_cpumask_weight(const struct cpumask *cpumask) __ksym;
-struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
-void bpf_task_release(struct task_struct *p) __ksym;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -7,19 +7,10 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include <bpf/bpf_endian.h>
 #include "rtg_testmod.h"
+#include "rtg_bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
-
-#ifndef BPF_F_CURRENT_NETNS
-#define BPF_F_CURRENT_NETNS (-1L)	/* uapi enum, not in vmlinux BTF */
-#endif
-
-struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
-void bpf_task_release(struct task_struct *p) __ksym;
-void bpf_rcu_read_lock(void) __ksym;
-void bpf_rcu_read_unlock(void) __ksym;
 
 struct stash {
 	struct task_struct __kptr *task;
@@ -176,14 +167,8 @@ int sc_spin(struct __sk_buff *skb)
 SEC("tc")
 int sc_sk_lookup(struct __sk_buff *skb)
 {
-	struct bpf_sock_tuple tuple = {};
-	struct bpf_sock *sk;
+	struct bpf_sock *sk = lookup_listener(skb, listen_port);
 
-	tuple.ipv4.saddr = bpf_htonl(0x7f000001);
-	tuple.ipv4.daddr = bpf_htonl(0x7f000001);
-	tuple.ipv4.sport = bpf_htons(40000);
-	tuple.ipv4.dport = bpf_htons(listen_port);
-	sk = bpf_sk_lookup_tcp(skb, &tuple, sizeof(tuple.ipv4), BPF_F_CURRENT_NETNS, 0);
 	if (!sk)
 		return 1;
 	seen[0] = (__u64)sk;
