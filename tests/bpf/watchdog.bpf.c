@@ -169,3 +169,72 @@ int BPF_PROG(wd_inner, __u32 a, __u32 b)
 	}
 	return 0;
 }
+
+extern void bpf_preempt_disable(void) __ksym;
+extern void bpf_preempt_enable(void) __ksym;
+
+/* loops with preemption disabled */
+SEC("syscall")
+int wd_preempt(void *ctx)
+{
+	bpf_preempt_disable();
+	spin(outer);
+	bpf_preempt_enable();
+	return 0;
+}
+
+struct locked {
+	struct bpf_spin_lock lock;
+	__u64 n;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct locked);
+} lock_map SEC(".maps");
+
+/* takes and drops a spin lock in a loop while it holds an object */
+SEC("tc")
+int wd_spin(struct __sk_buff *skb)
+{
+	struct rtg_test_obj *obj;
+	struct locked *v;
+	__u32 key = 0;
+	int i;
+
+	v = bpf_map_lookup_elem(&lock_map, &key);
+	if (!v)
+		return 1;
+	obj = rtg_test_obj_get(4);
+	if (!obj)
+		return 1;
+	bpf_for(i, 0, outer) {
+		int k;
+
+		bpf_spin_lock(&v->lock);
+		/* some time under the lock, where the timer can mark the run */
+		for (k = 0; k < 64; k++)
+			v->n += k ^ i;
+		bpf_spin_unlock(&v->lock);
+	}
+	rtg_test_obj_put(obj);
+	return 0;
+}
+
+/* needs the lock: would spin forever if a stopped run left it taken */
+SEC("tc")
+int wd_spin_once(struct __sk_buff *skb)
+{
+	struct locked *v;
+	__u32 key = 0;
+
+	v = bpf_map_lookup_elem(&lock_map, &key);
+	if (!v)
+		return 1;
+	bpf_spin_lock(&v->lock);
+	v->n++;
+	bpf_spin_unlock(&v->lock);
+	return 0;
+}

@@ -34,6 +34,8 @@ void test_watchdog_all_cpus(void);
 void test_watchdog_off(void);
 void test_watchdog_tc_socket(void);
 void test_watchdog_nested(void);
+void test_watchdog_preempt(void);
+void test_watchdog_spin_lock(void);
 
 
 void demo_calls(void);

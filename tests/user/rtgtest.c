@@ -51,6 +51,8 @@ static const struct rtg_entry tests[] = {
 	{ "watchdog_off", test_watchdog_off },
 	{ "watchdog_tc_socket", test_watchdog_tc_socket },
 	{ "watchdog_nested", test_watchdog_nested },
+	{ "watchdog_preempt", test_watchdog_preempt },
+	{ "watchdog_spin_lock", test_watchdog_spin_lock },
 	{ NULL },
 }, demos[] = {
 	{ "calls", demo_calls },

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -363,5 +364,83 @@ void test_watchdog_nested(void)
 		printf("  the nested fentry program ran %lu times, its runs all clean\n",
 		       (unsigned long)skel->bss->inner_runs);
 	}
+	wd_unload(skel);
+}
+
+void test_watchdog_preempt(void)
+{
+	struct watchdog_bpf *skel = wd_load("track=1 watchdog_ms=200");
+
+	if (!skel)
+		return;
+	/* the preemption section and the two iterators; an unbalanced
+	 * preempt count would show as a scheduling-while-atomic report
+	 */
+	expect_stop(skel->progs.wd_preempt, 200, -ETIMEDOUT, 3, "released and unwound");
+	wd_unload(skel);
+}
+
+static void *spin_thread(void *arg)
+{
+	struct watchdog_bpf *skel = arg;
+	static int cpu_next;
+	cpu_set_t set;
+	double ms;
+
+	CPU_ZERO(&set);
+	CPU_SET(__sync_fetch_and_add(&cpu_next, 1) % 2, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	return (void *)(long)run_timed(skel->progs.wd_spin, &ms);
+}
+
+/* rtg_release events the watchdog emitted for a held spin lock */
+static int spin_lock_releases(void)
+{
+	FILE *f = fopen("/sys/kernel/tracing/trace", "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, " rtg_release: ") && strstr(line, "func=bpf_spin_lock");
+	fclose(f);
+	return n;
+}
+
+/*
+ * A BPF spin lock is held with interrupts off and only a few calls are
+ * allowed under it, so a run is stopped holding one only when the timer
+ * on another CPU marks it inside the locked region and the stop comes at
+ * bpf_spin_unlock(): repeat until that happened, and check every time
+ * that the lock is free afterwards.
+ */
+void test_watchdog_spin_lock(void)
+{
+	struct watchdog_bpf *skel = wd_load("track=1 watchdog_ms=100");
+	int round, held = 0, i;
+	pthread_t th[2];
+	void *ret;
+	double ms;
+
+	if (!skel)
+		return;
+	CHECK(!write_file("/sys/kernel/tracing/events/bpf_rtguard/rtg_release/enable", "1") &&
+	      !write_file("/sys/kernel/tracing/trace", ""), "enable events");
+	for (round = 0; round < 60 && !held; round++) {
+		for (i = 0; i < 2; i++)
+			pthread_create(&th[i], NULL, spin_thread, skel);
+		for (i = 0; i < 2; i++) {
+			pthread_join(th[i], &ret);
+			CHECK((long)ret == TC_ACT_SHOT, "round %d: wd_spin returned %ld",
+			      round, (long)ret);
+		}
+		CHECK(run_timed(skel->progs.wd_spin_once, &ms) == 0, "lock taken after a stop");
+		held = spin_lock_releases();
+	}
+	printf("  %d rounds of 2 stopped runs until one was stopped holding the spin lock\n",
+	       round);
+	CHECK(held > 0, "no run was stopped while it held the spin lock");
+	write_file("/sys/kernel/tracing/events/bpf_rtguard/rtg_release/enable", "0");
 	wd_unload(skel);
 }
