@@ -215,7 +215,7 @@ int wd_spin(struct __sk_buff *skb)
 
 		bpf_spin_lock(&v->lock);
 		/* some time under the lock, where the timer can mark the run */
-		for (k = 0; k < 64; k++)
+		for (k = 0; k < 512; k++)
 			v->n += k ^ i;
 		bpf_spin_unlock(&v->lock);
 	}

@@ -427,7 +427,7 @@ void test_watchdog_spin_lock(void)
 		return;
 	CHECK(!write_file("/sys/kernel/tracing/events/bpf_rtguard/rtg_release/enable", "1") &&
 	      !write_file("/sys/kernel/tracing/trace", ""), "enable events");
-	for (round = 0; round < 60 && !held; round++) {
+	for (round = 0; round < 100 && !held; round++) {
 		for (i = 0; i < 2; i++)
 			pthread_create(&th[i], NULL, spin_thread, skel);
 		for (i = 0; i < 2; i++) {
