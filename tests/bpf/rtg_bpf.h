@@ -12,6 +12,12 @@ void bpf_cpumask_release(struct bpf_cpumask *cpumask) __ksym;
 void bpf_rcu_read_lock(void) __ksym;
 void bpf_rcu_read_unlock(void) __ksym;
 
+/* a map value with a spin lock */
+struct locked {
+	struct bpf_spin_lock lock;
+	__u64 n;
+};
+
 #ifndef BPF_F_CURRENT_NETNS
 #define BPF_F_CURRENT_NETNS (-1L)	/* uapi enum, not in vmlinux BTF */
 #endif

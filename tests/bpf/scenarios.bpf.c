@@ -16,11 +16,6 @@ struct stash {
 	struct task_struct __kptr *task;
 };
 
-struct locked {
-	struct bpf_spin_lock lock;
-	__u64 n;
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);

@@ -183,11 +183,6 @@ int wd_preempt(void *ctx)
 	return 0;
 }
 
-struct locked {
-	struct bpf_spin_lock lock;
-	__u64 n;
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);

@@ -233,6 +233,23 @@ static void *block_thread(void *arg)
 	return (void *)(long)run_prog(((struct track_bpf *)arg)->progs.track_block);
 }
 
+/*
+ * bpf_rtguard with track=1 and track.bpf.o loaded, rtg_test_wait() made to
+ * block, and the live object count before anything runs.
+ */
+static struct track_bpf *block_setup(uint64_t *live0)
+{
+	struct track_bpf *skel;
+
+	if (!CHECK(!mod_load(MOD_RTGUARD, "track=1"), "insmod"))
+		return NULL;
+	read_u64("/sys/kernel/debug/" MOD_TESTMOD "/live", live0);
+	CHECK(!write_file("/sys/kernel/debug/" MOD_TESTMOD "/go", "0"), "go=0");
+	skel = track_bpf__open_and_load();
+	CHECK(skel, "load: %s", strerror(errno));
+	return skel;
+}
+
 void test_track_snapshot(void)
 {
 	uint64_t waiting = 0, live0 = 0, live1 = 0;
@@ -243,11 +260,8 @@ void test_track_snapshot(void)
 	void *ret;
 	int i;
 
-	REQUIRE(!mod_load(MOD_RTGUARD, "track=1"), "insmod");
-	read_u64("/sys/kernel/debug/" MOD_TESTMOD "/live", &live0);
-	CHECK(!write_file("/sys/kernel/debug/" MOD_TESTMOD "/go", "0"), "go=0");
-	skel = track_bpf__open_and_load();
-	if (!CHECK(skel, "load: %s", strerror(errno)))
+	skel = block_setup(&live0);
+	if (!skel)
 		goto out;
 	pthread_create(&th, NULL, block_thread, skel);
 	for (i = 0; i < 500 && !waiting; i++) {
@@ -548,11 +562,8 @@ void test_track_pool_exhausted(void)
 	uint32_t id;
 	void *ret;
 
-	REQUIRE(!mod_load(MOD_RTGUARD, "track=1"), "insmod");
-	read_u64("/sys/kernel/debug/" MOD_TESTMOD "/live", &live0);
-	CHECK(!write_file("/sys/kernel/debug/" MOD_TESTMOD "/go", "0"), "go=0");
-	skel = track_bpf__open_and_load();
-	if (!CHECK(skel, "load: %s", strerror(errno)))
+	skel = block_setup(&live0);
+	if (!skel)
 		goto out;
 	id = prog_id(bpf_program__fd(skel->progs.track_block));
 	for (i = 0; i < BLOCKERS; i++)
