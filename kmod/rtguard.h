@@ -5,10 +5,13 @@
 #ifndef _RTGUARD_H
 #define _RTGUARD_H
 
+#include <linux/atomic.h>
 #include <linux/bpf.h>
+#include <linux/bpf_call_hook.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/types.h>
 
@@ -18,8 +21,8 @@ struct rtg_image;
 /* rtg_site::flags */
 #define RTG_SITE_RET_PTR	BIT(0)	/* the result is a pointer */
 #define RTG_SITE_RET_SIGNED	BIT(1)	/* the result is a signed integer */
-#define RTG_SITE_TRACE		BIT(2)	/* also record the call (debug mode) */
-#define RTG_SITE_MAY_FAIL	BIT(3)	/* an acquisition the program expects may fail */
+#define RTG_SITE_TRACE		BIT(2)	/* record the call (debug mode) */
+#define RTG_SITE_MAY_FAIL	BIT(3)	/* the verifier saw the result as possibly NULL */
 #define RTG_SITE_ITER		BIT(4)	/* creates an iterator */
 
 /* What a call site does to the run's table of held resources. */
@@ -29,10 +32,10 @@ enum rtg_role {
 	RTG_ROLE_RELEASE,		/* gives back argument 1 */
 	RTG_ROLE_RELEASE_ACQUIRE,	/* gives back argument 1, holds the result */
 	RTG_ROLE_HOLD_ARG,		/* holds argument 1 (iterator, spin lock) */
-	RTG_ROLE_HOLD_TOKEN,		/* holds a section (RCU, preemption) */
+	RTG_ROLE_HOLD_TOKEN,		/* opens a section (RCU, preemption) */
 	RTG_ROLE_RELEASE_TOKEN,		/* ends the section */
 	RTG_ROLE_KPTR_XCHG,		/* argument 2 goes to a map, the result comes out */
-	RTG_ROLE_ITER_NEXT,		/* nothing held; NULL once the run is stopped */
+	RTG_ROLE_ITER_NEXT,		/* nothing held; NULL once the run fast-executes */
 	RTG_ROLE_GUARD,			/* nothing held; a place to stop the run */
 };
 
@@ -43,11 +46,21 @@ enum rtg_stop_reason {
 	RTG_STOP_HOLD,		/* held something longer than hold_limit_us */
 };
 
-#define RTG_MAX_RELEASE_FNS	16
+/* rtg_run::how: how a stopped run ended */
+enum rtg_stop_how {
+	RTG_HOW_NONE,
+	RTG_HOW_UNWOUND,	/* released by the watchdog, program left */
+	RTG_HOW_FAST,		/* fast-executed: the program released what it held */
+};
 
-/* rtg_held::obj of sections, which have no object */
-#define RTG_TOKEN_RCU		1
-#define RTG_TOKEN_PREEMPT	2
+/* Sections a run can be in, counted rather than held */
+enum rtg_section {
+	RTG_SECTION_RCU,
+	RTG_SECTION_PREEMPT,
+	RTG_NR_SECTIONS,
+};
+
+#define RTG_MAX_RELEASE_FNS	16
 
 struct rtg_prog;
 
@@ -55,7 +68,7 @@ struct rtg_prog;
  * struct rtg_site - one hooked helper or kfunc call of a program image
  * @func: the function the program calls
  * @count: per-CPU number of calls made through this site, or NULL when the
- *	site's hook does not count (only the pass-through hook does)
+ *	site does not count (only pass-through sites do)
  * @image: the image the call belongs to
  * @main: aux data of the program the image belongs to
  * @insn_idx: index of the call instruction in the whole program
@@ -66,8 +79,10 @@ struct rtg_prog;
  * @ret_size: size of the result in bytes, 0 for void
  * @flags: RTG_SITE_*
  * @role: what the call does to the run's held resources
- * @token: for the section roles, RTG_TOKEN_*
+ * @section: for the section roles, the &enum rtg_section
  * @tprog: tracking state of the program, for tracked images
+ * @thunk: for releasing sites, an entry in the image that starts with
+ *	ENDBR and jumps to @func (filled in by the JIT)
  * @release: for acquiring sites, the call that gives the resource back
  */
 struct rtg_site {
@@ -83,39 +98,60 @@ struct rtg_site {
 	u8 ret_size;
 	u8 flags;
 	u8 role;
-	u8 token;
+	u8 section;
 	struct rtg_prog *tprog;
+	void *thunk;
 	char release[48];
 };
 
 /**
  * struct rtg_held - one resource a run holds
- * @obj: the object, iterator or lock, or an RTG_TOKEN_* for a section
+ * @obj: the object, iterator or lock
  * @site: the call site that acquired it
- * @since_ns: when (ktime_get_mono_fast_ns(): comparable across CPUs,
- *	which a sleepable run moves between and the watchdog reads from)
+ * @seen_ns: when the watchdog timer first saw it held, 0 before that; the
+ *	hooks take no clock, so a hold counts from the first tick that sees it
  */
 struct rtg_held {
 	u64 obj;
 	const struct rtg_site *site;
-	u64 since_ns;
+	u64 seen_ns;
 };
 
 /**
- * struct rtg_run - the table of one in-flight run
- * @start_ns: when the run first acquired something
+ * struct rtg_run - one run of a tracked program, in the run's own frame
+ * @prev: the run this one interrupted or was called from, on this task
+ * @tp: the program
+ * @task: the task it runs on (for debugfs)
+ * @start_ns: local_clock() at entry
+ * @nslots: entries in @held
  * @count: entries used in @held
- * @stop: RTG_STOP_* set by the watchdog, 0 while the run may go on
- * @fast: the run is stopping by fast-execute
- * @fast_pops: releases the program made itself since it fast-executes
+ * @stop: &enum rtg_stop_reason, set by the watchdog timer of this CPU
+ * @how: &enum rtg_stop_how once the stop took effect
+ * @incomplete: something the run acquired was not recorded: it is never
+ *	unwound, only fast-executed
+ * @sections: depth of each &enum rtg_section
+ * @unmatched: releases that matched nothing held
+ * @fast_releases: releases the program made itself while fast-executing
  * @held: what the run holds, in order of acquisition
+ *
+ * The JIT keeps &bpf_prog_aux.call_hook_run_size bytes for it right below
+ * the program's stack (patch "bracket runs"); current->bpf_hook_run points
+ * to the innermost run of the task. Only the run itself and the watchdog
+ * timer of the CPU it runs on write to it.
  */
 struct rtg_run {
+	struct rtg_run *prev;
+	struct rtg_prog *tp;
+	struct task_struct *task;
 	u64 start_ns;
-	u32 count;
-	u32 stop;
-	bool fast;
-	u32 fast_pops;
+	u16 nslots;
+	u16 count;
+	u8 stop;
+	u8 how;
+	u8 incomplete;
+	u8 sections[RTG_NR_SECTIONS];
+	u16 unmatched;
+	u16 fast_releases;
 	struct rtg_held held[];
 };
 
@@ -124,42 +160,37 @@ struct rtg_run {
  * @node: entry in rtg_progs
  * @main: aux data of the main program
  * @images: images using this state
- * @nslots: entries in each run's table
- * @nruns: run tables in the pool
- * @run_size: bytes per run table
- * @runs: the pool
- * @owners: per run table, the context (task and interrupt level) that owns
- *	it, 0 when free; apart from the tables so that a lookup reads little
- * @hint: per CPU, the run table last used there (a guess, checked)
- * @pool_exhausted: acquisitions not recorded for want of room
- * @unmatched: releases that matched nothing held
+ * @nslots: entries in each run's table (from the run area size)
  * @no_unwind: the program takes references the tables do not track
  *	(ring buffer dynptrs): the watchdog only fast-executes it
+ * @incomplete: runs that could not record everything
+ * @unmatched: releases that matched nothing held
+ * @leftover: resources still in the table when a run returned (a release
+ *	the hooks cannot see, e.g. ownership moved into a bpf_list)
+ * @stray: hooked calls that found no run of this program (never expected)
  * @stops: runs the watchdog stopped
  * @stop_released: resources given back by stopped runs
  * @nr_release_fns: entries used in @release_fns
- * @release_fns: the release functions the program calls, by name, for
- *	the watchdog to call on a stopped run's behalf
+ * @release_fns: the release functions the program calls, by name, each
+ *	with a site whose thunk reaches it, for the watchdog to call on a
+ *	stopped run's behalf
  */
 struct rtg_prog {
 	struct list_head node;
 	struct bpf_prog_aux *main;
 	refcount_t images;
 	u32 nslots;
-	u32 nruns;
-	size_t run_size;
-	void *runs;
-	unsigned long *owners;
-	u32 __percpu *hint;
-	atomic_long_t pool_exhausted;
-	atomic_long_t unmatched;
 	bool no_unwind;
+	atomic_long_t incomplete;
+	atomic_long_t unmatched;
+	atomic_long_t leftover;
+	atomic_long_t stray;
 	atomic_long_t stops;
 	atomic_long_t stop_released;
 	u32 nr_release_fns;
 	struct {
 		char name[48];
-		void *func;
+		const struct rtg_site *site;
 	} release_fns[RTG_MAX_RELEASE_FNS];
 };
 
@@ -169,7 +200,7 @@ struct rtg_prog {
  * @tprog: the program's tracking state, NULL when not tracked
  * @aux: aux data of the image (a whole program, or one subprogram of it);
  *	it outlives the image and any clone the JIT made of it
- * @hook: the hook every call site of the image goes to
+ * @mode: the hooks chosen for the image's calls, &enum rtg_image_mode
  * @nr_sites: number of entries used in @sites
  * @max_sites: number of entries allocated in @sites
  * @counts: per-CPU call counters, one per site, for pass-through images
@@ -179,11 +210,17 @@ struct rtg_image {
 	struct list_head node;
 	struct rtg_prog *tprog;
 	struct bpf_prog_aux *aux;
-	void *hook;
+	int mode;
 	u32 nr_sites;
 	u32 max_sites;
 	u64 __percpu *counts;
 	struct rtg_site sites[] __counted_by(max_sites);
+};
+
+enum rtg_image_mode {
+	RTG_IMAGE_NONE,
+	RTG_IMAGE_PASSTHROUGH,	/* count calls */
+	RTG_IMAGE_TRACE,	/* record calls (debug mode) */
 };
 
 /**
@@ -211,65 +248,104 @@ enum rtg_debug_mode {
 
 extern int rtg_debug;
 
+/*
+ * rtg_slow_calls: while not zero, hooked calls take their slow path (the
+ * pre hook): a stop is pending somewhere, or the rtg_call event is on.
+ * The JIT tests it in line before each such call.
+ */
+extern atomic_t rtg_slow_calls;
+
+/* rtguard_entry.S */
+long rtg_pre_entry(void);
+
 /* rtguard_image.c */
 extern struct mutex rtg_images_lock;
 extern struct list_head rtg_images;
 extern const struct bpf_call_hook_ops rtg_call_hook_ops;
 u64 rtg_site_count(const struct rtg_site *site);
+bool rtg_site_is_live(const struct rtg_site *site);
 
 /* rtguard_passthrough.c */
-u64 rtg_passthrough_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
-			 const struct rtg_site *site);
+u64 rtg_passthrough_post(u64 r0, u64 saved, u64 token, const struct rtg_site *site);
 
 /* rtguard_trace.c */
-u64 rtg_trace_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
-		   const struct rtg_site *site);
+long rtg_trace_begin(const struct rtg_site *site, u64 r1, u64 r2, u64 r3,
+		     u64 r4, u64 r5);
+void rtg_trace_end(long token, const struct rtg_site *site, u64 ret);
+u64 rtg_trace_post(u64 r0, u64 saved, u64 token, const struct rtg_site *site);
+u64 rtg_trace_lost(void);
+int rtg_trace_reg(void);
+void rtg_trace_unreg(void);
 
-/* rtguard_table.c */
+/* rtguard_run.c */
 extern struct mutex rtg_progs_lock;
 extern struct list_head rtg_progs;
+u32 rtg_run_size(u32 max_refs);
 struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main);
 void rtg_prog_put(struct rtg_prog *tp);
-struct rtg_run *rtg_run_push(struct rtg_prog *tp, const struct rtg_site *site,
-			     u64 obj);
-bool rtg_run_pop(struct rtg_prog *tp, u64 obj, const struct rtg_site **acquired);
-struct rtg_run *rtg_run_at(const struct rtg_prog *tp, u32 i);
-unsigned long rtg_run_key(void);
-int rtg_run_find(struct rtg_prog *tp, unsigned long key);
-void rtg_prog_add_release_fn(struct rtg_prog *tp, const char *name, void *func);
+void rtg_run_enter(struct rtg_run *run, struct rtg_image *image);
+u64 rtg_run_exit(u64 ret, struct rtg_run *run);
+struct rtg_run *rtg_run_stray(const struct rtg_site *site);
+void rtg_prog_add_release_fn(struct rtg_prog *tp, const char *name,
+			     const struct rtg_site *site);
 void *rtg_prog_release_fn(struct rtg_prog *tp, const char *name, size_t len);
 
+/**
+ * rtg_current_run() - the run of @site's program on this task
+ * @site: a hooked call site of a tracked program
+ *
+ * Return: the innermost run of the current task, which is the run making
+ * the call, or NULL (counted) if that is not a run of @site's program.
+ */
+static __always_inline struct rtg_run *rtg_current_run(const struct rtg_site *site)
+{
+	struct rtg_run *run = current->bpf_hook_run;
+
+	if (unlikely(!run || run->tp != site->tprog))
+		return rtg_run_stray(site);
+	return run;
+}
+
+/**
+ * rtg_run_hold() - record that a run holds @obj
+ * @run: the run
+ * @site: the acquiring call site
+ * @obj: the object, iterator or lock
+ *
+ * A full table marks the run incomplete instead.
+ */
+static __always_inline void rtg_run_hold(struct rtg_run *run,
+					 const struct rtg_site *site, u64 obj)
+{
+	struct rtg_held *h;
+
+	if (unlikely(run->count >= run->nslots)) {
+		run->incomplete = 1;
+		return;
+	}
+	h = &run->held[run->count];
+	h->obj = obj;
+	h->site = site;
+	h->seen_ns = 0;
+	/* the watchdog timer of this CPU sees the entry before the count */
+	barrier();
+	WRITE_ONCE(run->count, run->count + 1);
+}
+
+const struct rtg_site *rtg_run_give_back(struct rtg_run *run, u64 obj);
+
 /* rtguard_watchdog.c */
-extern atomic_t rtg_stops_pending;
+long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site);
+u64 rtg_watchdog_run_exit(struct rtg_run *run, u64 ret);
 u64 rtg_stop_retval(enum bpf_prog_type type);
-bool rtg_watchdog_stop(const struct rtg_site *site);
-void rtg_watchdog_run_done(struct rtg_prog *tp, struct rtg_run *run);
 int rtg_watchdog_init(void);
 void rtg_watchdog_exit(void);
 
 /* rtguard_track.c: the hooks, and the choice between them */
-u64 rtg_track_acquire_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
-			   const struct rtg_site *site);
-u64 rtg_track_release_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
-			   const struct rtg_site *site);
-u64 rtg_track_release_acquire_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
-				   const struct rtg_site *site);
-u64 rtg_track_hold_arg_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
-			    const struct rtg_site *site);
-u64 rtg_track_hold_token_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
-			      const struct rtg_site *site);
-u64 rtg_track_release_token_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
-				 const struct rtg_site *site);
-u64 rtg_track_kptr_xchg_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
-			     const struct rtg_site *site);
-u64 rtg_guard_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
-		   const struct rtg_site *site);
-u64 rtg_guard_iter_next_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
-			     const struct rtg_site *site);
-bool rtg_track_keep_call(struct bpf_prog *prog, u32 func_id);
-bool rtg_track_may_unwind(struct bpf_prog *prog);
-bool rtg_track_possible(const struct bpf_prog_aux *main);
-void *rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info);
+long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site);
+u32 rtg_track_prog_verified(struct bpf_prog *prog, bool capable);
+bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
+		      struct bpf_call_hook_site *hook);
 
 /* rtguard_pairing.c */
 bool rtg_pairing_release_of(const char *acquire, char *release, size_t len);

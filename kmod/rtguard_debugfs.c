@@ -7,15 +7,21 @@
  *   bpf_rtguard/progs   one line per hooked program image:
  *                       prog_id prog_name func_idx sites max_refs debug_mode
  *
- *   bpf_rtguard/held    each tracked program and what its in-flight runs hold
+ *   bpf_rtguard/held    each tracked program, then every run in flight and
+ *                       what it holds
  *
  * The pairing tables add pairing, unpaired and kfuncs (rtguard_pairing.c).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/bpf_call_hook.h>
 #include <linux/debugfs.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
-#include <linux/timekeeping.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
+#include <linux/uaccess.h>
 
 #include "rtguard.h"
 
@@ -64,51 +70,104 @@ static int rtg_progs_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(rtg_progs);
 
+/* Whether @tp is the state of a tracked program that is still loaded. */
+static bool rtg_prog_is_live(const struct rtg_prog *tp)
+{
+	struct rtg_prog *p;
+
+	lockdep_assert_held(&rtg_progs_lock);
+	list_for_each_entry(p, &rtg_progs, node)
+		if (p == tp)
+			return true;
+	return false;
+}
+
+/*
+ * Runs in flight live in other tasks' stack frames and may end while
+ * they are read: every read goes through copy_from_kernel_nofault(), a
+ * record must lie in its task's stack, and nothing read from it is
+ * dereferenced unless it is known live (a loaded program, a site of an
+ * image not yet freed). Runs in interrupt context (on interrupt stacks)
+ * are counted, not listed.
+ */
+static void rtg_held_show_task(struct seq_file *m, struct task_struct *t,
+			       u32 *in_irq)
+{
+	unsigned long lo = (unsigned long)task_stack_page(t), hi = lo + THREAD_SIZE;
+	struct rtg_run *addr = READ_ONCE(t->bpf_hook_run);
+	struct rtg_held held[8];
+	struct rtg_run run;
+	int depth;
+
+	for (depth = 0; addr && depth < 16; depth++, addr = run.prev) {
+		u64 now = local_clock();
+		u32 i, n;
+
+		if ((unsigned long)addr < lo || (unsigned long)addr + sizeof(run) > hi) {
+			(*in_irq)++;
+			return;
+		}
+		if (copy_from_kernel_nofault(&run, addr, sizeof(run)) ||
+		    run.task != t || !rtg_prog_is_live(run.tp))
+			return;
+		n = min(run.count, run.nslots);
+		seq_printf(m, "  run pid=%d prog=%u age_us=%llu held=%u stop=%s incomplete=%u rcu=%u preempt=%u\n",
+			   task_pid_nr(t), run.tp->main->id,
+			   (now - run.start_ns) / NSEC_PER_USEC, n,
+			   run.stop == RTG_STOP_RUNTIME ? "watchdog_ms" :
+			   run.stop == RTG_STOP_HOLD ? "hold_limit_us" : "none",
+			   run.incomplete, run.sections[RTG_SECTION_RCU],
+			   run.sections[RTG_SECTION_PREEMPT]);
+		for (i = 0; i < n; i++) {
+			struct rtg_held *h = &held[i % ARRAY_SIZE(held)];
+
+			if (i % ARRAY_SIZE(held) == 0 &&
+			    ((unsigned long)&addr->held[min(n, i + 8)] > hi ||
+			     copy_from_kernel_nofault(held, &addr->held[i],
+						      min_t(u32, n - i, 8) * sizeof(*h))))
+				break;
+			if (!rtg_site_is_live(h->site))
+				continue;
+			seq_printf(m, "    obj=%#llx func=%ps release=%s insn=%u",
+				   h->obj, h->site->func, h->site->release,
+				   h->site->insn_idx);
+			if (h->seen_ns)
+				seq_printf(m, " held_us=%llu\n",
+					   (now - h->seen_ns) / NSEC_PER_USEC);
+			else
+				seq_puts(m, " held_us=-\n");
+		}
+	}
+}
+
 static int rtg_held_show(struct seq_file *m, void *v)
 {
+	struct task_struct *g, *t;
 	struct rtg_prog *tp;
-	u32 i, j;
+	u32 in_irq = 0;
 
-	seq_puts(m, "# prog_id prog_name slots runs pool_exhausted unmatched stops released\n"
-		 "#   run pid=PID ctx=INTERRUPT_LEVEL held=N\n"
-		 "#     object acquired_by release=CALL insn=SITE held_us=US\n");
+	mutex_lock(&rtg_images_lock);
 	mutex_lock(&rtg_progs_lock);
-	rcu_read_lock();	/* the tasks of in-flight runs */
-	list_for_each_entry(tp, &rtg_progs, node) {
-		seq_printf(m, "%u %s %u %u %ld %ld %ld %ld\n", tp->main->id,
-			   tp->main->name[0] ? tp->main->name : "-", tp->nslots,
-			   tp->nruns, atomic_long_read(&tp->pool_exhausted),
+	list_for_each_entry(tp, &rtg_progs, node)
+		seq_printf(m, "prog %u %s: slots=%u incomplete=%ld unmatched=%ld leftover=%ld stray=%ld stops=%ld released=%ld\n",
+			   tp->main->id, tp->main->name[0] ? tp->main->name : "-",
+			   tp->nslots, atomic_long_read(&tp->incomplete),
 			   atomic_long_read(&tp->unmatched),
+			   atomic_long_read(&tp->leftover),
+			   atomic_long_read(&tp->stray),
 			   atomic_long_read(&tp->stops),
 			   atomic_long_read(&tp->stop_released));
-		for (i = 0; i < tp->nruns; i++) {
-			struct rtg_run *run = rtg_run_at(tp, i);
-			unsigned long owner = READ_ONCE(tp->owners[i]);
-			/* pairs with the releases in rtg_run_push/pop() */
-			u32 count = smp_load_acquire(&run->count);
-			u64 now = ktime_get_mono_fast_ns();
-
-			/* a snapshot of another context's table: may be torn */
-			if (!owner)
-				continue;
-			seq_printf(m, "  run pid=%d ctx=%lu held=%u\n",
-				   task_pid_nr((struct task_struct *)(owner & ~3UL)),
-				   owner & 3, count);
-			for (j = 0; j < count && j < tp->nslots; j++) {
-				const struct rtg_held *h = &run->held[j];
-				const struct rtg_site *site = READ_ONCE(h->site);
-
-				if (!site)
-					continue;
-				seq_printf(m, "    %#llx %ps release=%s insn=%u held_us=%llu\n",
-					   h->obj, site->func, site->release,
-					   site->insn_idx,
-					   (now - READ_ONCE(h->since_ns)) / NSEC_PER_USEC);
-			}
-		}
+	rcu_read_lock();
+	for_each_process_thread(g, t) {
+		/* the stack is not pinned: every read of it may fail */
+		if (READ_ONCE(t->bpf_hook_run))
+			rtg_held_show_task(m, t, &in_irq);
 	}
 	rcu_read_unlock();
 	mutex_unlock(&rtg_progs_lock);
+	mutex_unlock(&rtg_images_lock);
+	if (in_irq)
+		seq_printf(m, "runs_in_interrupts: %u (not listed)\n", in_irq);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rtg_held);

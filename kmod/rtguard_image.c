@@ -3,6 +3,8 @@
  * bpf_rtguard: per program image state, and the call hook owner callbacks
  * through which the JIT asks which calls of an image to redirect.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/bpf_call_hook.h>
 #include <linux/filter.h>
 #include <linux/module.h>
@@ -29,77 +31,86 @@ static void rtg_image_free(struct rtg_image *image)
 	kvfree(image);
 }
 
-/* The hook for an image, or NULL when it is not to be hooked. */
-static void *rtg_choose_hook(struct bpf_prog *prog)
+/* What an image's calls get when it is not tracked. */
+static int rtg_choose_mode(struct bpf_prog *prog)
 {
 	struct bpf_prog_aux *main = bpf_call_hook_main_aux(prog);
 
 	switch (READ_ONCE(rtg_debug)) {
 	case RTG_DEBUG_ALL:
-		return rtg_trace_hook;
+		return RTG_IMAGE_TRACE;
 	case RTG_DEBUG_FLAG:
 		if (main->debug_mode)
-			return rtg_trace_hook;
+			return RTG_IMAGE_TRACE;
 		break;
 	}
-	return READ_ONCE(rtg_hook_all) ? rtg_passthrough_hook : NULL;
+	return READ_ONCE(rtg_hook_all) ? RTG_IMAGE_PASSTHROUGH : RTG_IMAGE_NONE;
+}
+
+static void rtg_image_publish(struct rtg_image *image)
+{
+	mutex_lock(&rtg_images_lock);
+	list_add_tail(&image->node, &rtg_images);
+	mutex_unlock(&rtg_images_lock);
 }
 
 static void *rtg_prog_init(struct bpf_prog *prog)
 {
 	struct rtg_image *image;
-	void *hook = rtg_choose_hook(prog);
-	bool track = READ_ONCE(rtg_track) &&
-		     rtg_track_possible(bpf_call_hook_main_aux(prog));
+	int mode = rtg_choose_mode(prog);
+	bool track = bpf_call_hook_runs(prog);
 	u32 i, n = 0;
 
-	if (!hook && !track)
+	if (mode == RTG_IMAGE_NONE && !track)
 		return NULL;
 
 	for (i = 0; i < prog->len; i++)
 		n += rtg_is_hookable_call(&prog->insnsi[i]);
-	if (!n)
+	/* the main image of a tracked program brackets its runs */
+	if (!n && !track)
 		return NULL;
 
-	image = kvzalloc(struct_size(image, sites, n), GFP_KERNEL);
+	image = kvzalloc(struct_size(image, sites, n), GFP_KERNEL_ACCOUNT);
 	if (!image)
 		return ERR_PTR(-ENOMEM);
 	image->max_sites = n;
 	/* only the pass-through hook counts calls */
-	if (hook == rtg_passthrough_hook) {
-		image->counts = __alloc_percpu(sizeof(u64) * n, sizeof(u64));
+	if (mode == RTG_IMAGE_PASSTHROUGH && !track && n) {
+		image->counts = __alloc_percpu_gfp(sizeof(u64) * n, sizeof(u64),
+						   GFP_KERNEL_ACCOUNT);
 		if (!image->counts) {
 			kvfree(image);
 			return ERR_PTR(-ENOMEM);
 		}
 	}
 	image->aux = prog->aux;
-	image->hook = hook;
+	image->mode = mode;
 	if (track) {
 		image->tprog = rtg_prog_get(bpf_call_hook_main_aux(prog));
 		if (IS_ERR(image->tprog)) {
 			long err = PTR_ERR(image->tprog);
 
+			image->tprog = NULL;
 			rtg_image_free(image);
 			return ERR_PTR(err);
 		}
 	}
+	rtg_image_publish(image);
 	return image;
 }
 
-static void *rtg_select(void *data, struct bpf_prog *prog,
-			const struct bpf_call_hook_call *call, u64 *arg)
+static bool rtg_select(void *data, struct bpf_prog *prog,
+		       const struct bpf_call_hook_call *call,
+		       struct bpf_call_hook_site *hook)
 {
 	const struct bpf_call_info *info = call->info;
 	struct rtg_image *image = data;
 	struct rtg_site *site;
-	void *hook = image->hook;
 
 	if (WARN_ON_ONCE(image->nr_sites >= image->max_sites))
-		return NULL;
+		return false;
 	site = &image->sites[image->nr_sites];
 	site->func = call->func;
-	site->count = image->counts ? image->counts + image->nr_sites : NULL;
 	site->image = image;
 	site->main = bpf_call_hook_main_aux(prog);
 	site->insn_idx = call->insn_idx;
@@ -117,53 +128,63 @@ static void *rtg_select(void *data, struct bpf_prog *prog,
 		if (info->ret_is_signed)
 			site->flags |= RTG_SITE_RET_SIGNED;
 	}
-	if (image->tprog) {
-		void *track_hook;
+	if (image->mode == RTG_IMAGE_TRACE)
+		site->flags |= RTG_SITE_TRACE;
+	hook->arg = (unsigned long)site;
 
+	if (image->tprog) {
 		site->tprog = image->tprog;
-		track_hook = rtg_track_select(site, info);
-		if (track_hook) {
-			if (hook == rtg_trace_hook)
-				site->flags |= RTG_SITE_TRACE;
-			hook = track_hook;
-		}
-	}
-	if (!hook) {
-		memset(site, 0, sizeof(*site));
-		return NULL;
+		rtg_track_select(site, info, hook);
+	} else if (image->mode == RTG_IMAGE_TRACE) {
+		hook->pre = rtg_pre_entry;
+		hook->pre_flag = (const u32 *)&rtg_slow_calls;
+		hook->post = rtg_trace_post;
+	} else {
+		site->count = image->counts + image->nr_sites;
+		hook->post = rtg_passthrough_post;
 	}
 	image->nr_sites++;
-
-	/* first hook of the image: make it visible to debugfs */
-	if (image->nr_sites == 1) {
-		mutex_lock(&rtg_images_lock);
-		list_add_tail(&image->node, &rtg_images);
-		mutex_unlock(&rtg_images_lock);
-	}
-	*arg = (unsigned long)site;
-	return hook;
+	return true;
 }
 
 static void rtg_prog_free(void *data, struct bpf_prog *prog)
 {
 	struct rtg_image *image = data;
 
-	if (image->nr_sites) {
-		mutex_lock(&rtg_images_lock);
-		list_del(&image->node);
-		mutex_unlock(&rtg_images_lock);
-	}
+	mutex_lock(&rtg_images_lock);
+	list_del(&image->node);
+	mutex_unlock(&rtg_images_lock);
 	rtg_image_free(image);
 }
 
 const struct bpf_call_hook_ops rtg_call_hook_ops = {
 	.owner = THIS_MODULE,
+	.prog_verified = rtg_track_prog_verified,
 	.prog_init = rtg_prog_init,
 	.select = rtg_select,
 	.prog_free = rtg_prog_free,
-	.keep_call = rtg_track_keep_call,
-	.may_unwind = rtg_track_may_unwind,
+	.run_enter = rtg_run_enter,
+	.run_exit = rtg_run_exit,
 };
+
+/**
+ * rtg_site_is_live() - whether a site pointer belongs to a hooked image
+ * @site: a pointer read from a run's table, possibly stale
+ *
+ * Called with rtg_images_lock held, under which a live site stays live.
+ *
+ * Return: true when @site is a site of an image not yet freed.
+ */
+bool rtg_site_is_live(const struct rtg_site *site)
+{
+	struct rtg_image *image;
+
+	lockdep_assert_held(&rtg_images_lock);
+	list_for_each_entry(image, &rtg_images, node)
+		if (site >= image->sites && site < image->sites + image->nr_sites)
+			return true;
+	return false;
+}
 
 /**
  * rtg_site_count() - calls made through a site so far, on all CPUs

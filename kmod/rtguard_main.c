@@ -2,6 +2,8 @@
 /*
  * bpf_rtguard: module glue and parameters.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/bpf_call_hook.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -12,13 +14,14 @@
 
 bool rtg_hook_all;
 bool rtg_track;
+atomic_t rtg_slow_calls = ATOMIC_INIT(0);
 
 static int rtg_param_set_bool(const char *val, const struct kernel_param *kp)
 {
 	int err = param_set_bool(val, kp);
 
 	if (err)
-		pr_warn_ratelimited("bpf_rtguard: %s: '%.*s' is not a boolean\n",
+		pr_warn_ratelimited("%s: '%.*s' is not a boolean\n",
 				    kp->name, (int)strcspn(val, "\n"), val);
 	return err;
 }
@@ -60,10 +63,10 @@ static int rtg_param_set_debug(const char *val, const struct kernel_param *kp)
 
 	if (mode < 0) {
 		if (!val) {
-			pr_warn_ratelimited("bpf_rtguard: debug needs a value: off, flag or all\n");
+			pr_warn_ratelimited("debug needs a value: off, flag or all\n");
 			return -EINVAL;
 		}
-		pr_warn_ratelimited("bpf_rtguard: debug: '%.*s' is not one of off, flag, all\n",
+		pr_warn_ratelimited("debug: '%.*s' is not one of off, flag, all\n",
 				    (int)strcspn(val, "\n"), val);
 		return -EINVAL;
 	}
@@ -92,17 +95,17 @@ static int __init rtg_init(void)
 	rtg_debugfs_init();
 	err = rtg_pairing_init(rtg_debugfs_dir);
 	if (err) {
-		pr_err("bpf_rtguard: cannot build the pairing tables: %d\n", err);
+		pr_err("cannot build the pairing tables: %d\n", err);
 		goto out_debugfs;
 	}
 	err = rtg_watchdog_init();
 	if (err) {
-		pr_err("bpf_rtguard: cannot start the watchdog: %d\n", err);
+		pr_err("cannot start the watchdog: %d\n", err);
 		goto out_pairing;
 	}
 	err = bpf_call_hook_register(&rtg_call_hook_ops);
 	if (err) {
-		pr_err("bpf_rtguard: cannot register as call hook owner: %d\n",
+		pr_err("cannot register as call hook owner: %d\n",
 		       err);
 		goto out_watchdog;
 	}

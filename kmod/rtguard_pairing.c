@@ -16,6 +16,8 @@
  *    KF_ACQUIRE kfunc returns. None, or more than one, leaves the
  *    acquiring kfunc unpaired, with the reason.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/btf.h>
 #include <linux/debugfs.h>
 #include <linux/module.h>
@@ -280,7 +282,7 @@ int rtg_pairing_rebuild(void)
 	struct rtg_pairing *p = rtg_pairing_build(), *old;
 
 	if (IS_ERR(p)) {
-		pr_warn_ratelimited("bpf_rtguard: cannot build the pairing tables: %ld\n",
+		pr_warn_ratelimited("cannot build the pairing tables: %ld\n",
 				    PTR_ERR(p));
 		return PTR_ERR(p);
 	}

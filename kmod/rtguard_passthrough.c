@@ -1,33 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bpf_rtguard: the pass-through hook, which counts a call and makes it.
+ * bpf_rtguard: the pass-through hook, which counts calls.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include "rtguard.h"
 
-typedef u64 (*rtg_call_fn)(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
-
 /**
- * rtg_passthrough_hook() - count a helper or kfunc call, then make it
- * @r1: BPF R1, first argument of the original function
- * @r2: BPF R2
- * @r3: BPF R3
- * @r4: BPF R4
- * @r5: BPF R5
- * @site: the call site, passed by the JIT in the sixth argument register
+ * rtg_passthrough_post() - count a helper or kfunc call
+ * @r0: the result of the call
+ * @saved: unused
+ * @token: unused (pass-through sites have no pre hook)
+ * @site: the call site
  *
- * Called by JIT compiled programs in place of the function @site calls.
- * All five argument registers are forwarded whatever the function's
- * arity (a function that takes fewer ignores the rest, as the C calling
- * convention allows), and its return register is returned untouched, so
- * void, 32-bit, 64-bit and pointer results reach the program exactly as
- * without the hook. The hook neither sleeps nor takes locks, so it is
- * safe wherever the original call is, sleepable kfuncs included.
+ * Called by JIT compiled programs right after the function @site calls,
+ * which the program calls directly. The result reaches the program
+ * untouched, so void, 32-bit, 64-bit and pointer results are exactly as
+ * without the hook. It neither sleeps nor takes locks, so it is safe
+ * wherever the call is, after sleepable kfuncs included.
  *
- * Return: whatever the original function returned.
+ * Return: @r0.
  */
-u64 rtg_passthrough_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
-			 const struct rtg_site *site)
+u64 rtg_passthrough_post(u64 r0, u64 saved, u64 token, const struct rtg_site *site)
 {
 	this_cpu_inc(*site->count);
-	return ((rtg_call_fn)site->func)(r1, r2, r3, r4, r5);
+	return r0;
 }

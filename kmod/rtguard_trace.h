@@ -16,7 +16,7 @@
  * One helper or kfunc call of a program in debug mode. Only raw values are
  * stored; rtg-strace (tests/tools) turns them into one strace-like line.
  */
-TRACE_EVENT(rtg_call,
+TRACE_EVENT_FN(rtg_call,
 
 	TP_PROTO(const struct rtg_site *site, u64 r1, u64 r2, u64 r3, u64 r4,
 		 u64 r5, u64 ret, u64 start_ns, u64 dur_ns),
@@ -68,7 +68,9 @@ TRACE_EVENT(rtg_call,
 		  __entry->arg_is_signed, __entry->arg_is_32bit,
 		  __entry->ret_size, __entry->flags, __entry->args[0], __entry->args[1],
 		  __entry->args[2], __entry->args[3], __entry->args[4],
-		  __entry->ret, __entry->func)
+		  __entry->ret, __entry->func),
+
+	rtg_trace_reg, rtg_trace_unreg
 );
 
 /* A tracked run took a resource: an object, an iterator, a lock, a section. */
@@ -125,33 +127,46 @@ TRACE_EVENT(rtg_release,
 		  __entry->acq_insn, __entry->func)
 );
 
+TRACE_DEFINE_ENUM(RTG_STOP_RUNTIME);
+TRACE_DEFINE_ENUM(RTG_STOP_HOLD);
+TRACE_DEFINE_ENUM(RTG_HOW_NONE);
+TRACE_DEFINE_ENUM(RTG_HOW_UNWOUND);
+TRACE_DEFINE_ENUM(RTG_HOW_FAST);
+
 /* The watchdog stopped a run: why, after how long, how, what was released. */
 TRACE_EVENT(rtg_stop,
 
-	TP_PROTO(const struct bpf_prog_aux *main, u32 reason, u64 elapsed_us,
-		 u32 released, const char *how),
+	TP_PROTO(const struct bpf_prog_aux *main, u8 reason, u64 elapsed_us,
+		 u32 released, u8 how),
 
 	TP_ARGS(main, reason, elapsed_us, released, how),
 
 	TP_STRUCT__entry(
 		__field(u64, elapsed_us)
 		__field(u32, prog_id)
-		__field(u32, reason)
 		__field(u32, released)
-		__string(how, how)
+		__field(u8, reason)
+		__field(u8, how)
 	),
 
 	TP_fast_assign(
 		__entry->elapsed_us = elapsed_us;
 		__entry->prog_id = main->id;
-		__entry->reason = reason;
 		__entry->released = released;
-		__assign_str(how);
+		__entry->reason = reason;
+		__entry->how = how;
 	),
 
-	TP_printk("prog=%u reason=%u elapsed_us=%llu released=%u how=%s",
-		  __entry->prog_id, __entry->reason, __entry->elapsed_us,
-		  __entry->released, __get_str(how))
+	TP_printk("prog=%u reason=%s elapsed_us=%llu released=%u how=%s",
+		  __entry->prog_id,
+		  __print_symbolic(__entry->reason,
+				   { RTG_STOP_RUNTIME, "watchdog_ms" },
+				   { RTG_STOP_HOLD, "hold_limit_us" }),
+		  __entry->elapsed_us, __entry->released,
+		  __print_symbolic(__entry->how,
+				   { RTG_HOW_NONE, "none" },
+				   { RTG_HOW_UNWOUND, "unwound" },
+				   { RTG_HOW_FAST, "fast" }))
 );
 
 #endif /* _RTGUARD_TRACE_H */

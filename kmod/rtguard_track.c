@@ -2,322 +2,264 @@
 /*
  * bpf_rtguard: acquire and release hooks, which keep each run's table of
  * held resources exact. What a call site does is decided once, at JIT
- * time, from what the verifier knew of the call (KF_* flags, helper id);
- * a hook only makes the call and pushes or pops one entry.
+ * time, from what the verifier knew of the call (KF_* flags, helper id).
+ *
+ * The JIT calls the function itself directly and the hooks around it
+ * directly: a post hook after the call, which pushes or pops one entry of
+ * the run's table, and, only while some run must stop or calls are being
+ * traced (rtg_slow_calls), the pre hook before it. A post hook takes no
+ * clock, no lock and no atomic.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/btf.h>
 #include <linux/kallsyms.h>
 
 #include "rtguard.h"
 #include "rtguard_trace.h"
 
-typedef u64 (*rtg_call_fn)(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
-
-static __always_inline u64 rtg_call(const struct rtg_site *site, u64 r1, u64 r2,
-				    u64 r3, u64 r4, u64 r5)
-{
-	if (site->flags & RTG_SITE_TRACE)
-		return rtg_trace_hook(r1, r2, r3, r4, r5, site);
-	return ((rtg_call_fn)site->func)(r1, r2, r3, r4, r5);
-}
-
-/*
- * Whether the watchdog stops this run. A run that can be left is left
- * from rtg_watchdog_stop(); true means it fast-executes.
+/**
+ * rtg_pre() - the slow path before a hooked call
+ * @r1: BPF R1
+ * @r2: BPF R2
+ * @r3: BPF R3
+ * @r4: BPF R4
+ * @r5: BPF R5
+ * @site: the call site
+ *
+ * Called through rtg_pre_entry() while rtg_slow_calls is set. Stops the
+ * current run if the watchdog marked it (and then may not return), and
+ * starts the call's record in debug mode.
+ *
+ * Return: a negative value to skip the call (R0 = 0), else the token of
+ * the call's record (0 for none), passed to the post hook.
  */
-static __always_inline bool rtg_stopping(const struct rtg_site *site)
+long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site)
 {
-	return unlikely(atomic_read(&rtg_stops_pending)) && rtg_watchdog_stop(site);
+	if (site->tprog) {
+		struct rtg_run *run = current->bpf_hook_run;
+
+		if (run && run->tp == site->tprog && unlikely(READ_ONCE(run->stop)) &&
+		    rtg_watchdog_stop(run, site) < 0)
+			return -1;
+	}
+	if ((site->flags & RTG_SITE_TRACE) && trace_rtg_call_enabled())
+		return rtg_trace_begin(site, r1, r2, r3, r4, r5);
+	return 0;
 }
 
-static void rtg_hold(const struct rtg_site *site, u64 obj)
+/* Hold @obj; the trace event costs a patched-out branch while off. */
+static __always_inline void rtg_hold(struct rtg_run *run,
+				     const struct rtg_site *site, u64 obj)
 {
-	rtg_run_push(site->tprog, site, obj);
+	rtg_run_hold(run, site, obj);
 	trace_rtg_acquire(site, obj);
 }
 
-static void rtg_give_back(const struct rtg_site *site, u64 obj)
+static __always_inline void rtg_give_back(struct rtg_run *run,
+					  const struct rtg_site *site, u64 obj)
 {
-	const struct rtg_site *acquired = NULL;
+	const struct rtg_site *acquired = rtg_run_give_back(run, obj);
 
-	rtg_run_pop(site->tprog, obj, &acquired);
 	trace_rtg_release(site, obj, acquired);
 }
 
-/**
- * rtg_track_acquire_hook() - make an acquiring call, hold what it returns
- * @r1: BPF R1
- * @r2: BPF R2
- * @r3: BPF R3
- * @r4: BPF R4
- * @r5: BPF R5
- * @site: the call site, passed by the JIT in the sixth argument register
- *
- * Return: the result of the call.
- */
-u64 rtg_track_acquire_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
-			   const struct rtg_site *site)
+/* End of every post hook: finish the call's record, if one was started. */
+static __always_inline u64 rtg_post_done(u64 r0, u64 token,
+					 const struct rtg_site *site)
 {
-	u64 ret;
-
-	/* a stopped run's acquisitions fail, where failing is allowed */
-	if (rtg_stopping(site) && (site->flags & RTG_SITE_MAY_FAIL))
-		return 0;
-	ret = rtg_call(site, r1, r2, r3, r4, r5);
-	if (ret)
-		rtg_hold(site, ret);
-	return ret;
+	if (unlikely((long)token > 0))
+		rtg_trace_end(token, site, r0);
+	return r0;
 }
 
 /**
- * rtg_track_release_hook() - give back argument 1, then make the call
- * @r1: BPF R1, the object released
- * @r2: BPF R2
- * @r3: BPF R3
- * @r4: BPF R4
- * @r5: BPF R5
+ * rtg_acquire_post() - hold what an acquiring call returned
+ * @r0: the result, the object acquired or NULL
+ * @saved: unused
+ * @token: the pre hook's token
  * @site: the call site
  *
- * Return: the result of the call.
+ * Return: @r0.
  */
-u64 rtg_track_release_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
-			   const struct rtg_site *site)
+static u64 rtg_acquire_post(u64 r0, u64 saved, u64 token,
+			    const struct rtg_site *site)
 {
-	rtg_stopping(site);
-	rtg_give_back(site, r1);
-	return rtg_call(site, r1, r2, r3, r4, r5);
+	struct rtg_run *run = rtg_current_run(site);
+
+	if (r0 && run)
+		rtg_hold(run, site, r0);
+	return rtg_post_done(r0, token, site);
 }
 
 /**
- * rtg_track_release_acquire_hook() - give back argument 1, hold the result
- * @r1: BPF R1, the object released
- * @r2: BPF R2
- * @r3: BPF R3
- * @r4: BPF R4
- * @r5: BPF R5
+ * rtg_release_post() - forget what a releasing call gave back
+ * @r0: the result
+ * @saved: BPF R1 before the call, the object released
+ * @token: the pre hook's token
  * @site: the call site
  *
- * Return: the result of the call.
+ * Return: @r0.
  */
-u64 rtg_track_release_acquire_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
-				   const struct rtg_site *site)
+static u64 rtg_release_post(u64 r0, u64 saved, u64 token,
+			    const struct rtg_site *site)
 {
-	u64 ret;
+	struct rtg_run *run = rtg_current_run(site);
 
-	rtg_give_back(site, r1);
-	ret = rtg_call(site, r1, r2, r3, r4, r5);
-	if (ret)
-		rtg_hold(site, ret);
-	return ret;
+	if (run)
+		rtg_give_back(run, site, saved);
+	return rtg_post_done(r0, token, site);
 }
 
 /**
- * rtg_track_hold_arg_hook() - make the call, hold argument 1
- * @r1: BPF R1, the iterator created or the lock taken
- * @r2: BPF R2
- * @r3: BPF R3
- * @r4: BPF R4
- * @r5: BPF R5
+ * rtg_release_acquire_post() - forget argument 1, hold the result
+ * @r0: the result, the object acquired or NULL
+ * @saved: BPF R1 before the call, the object released
+ * @token: the pre hook's token
+ * @site: the call site
+ *
+ * Return: @r0.
+ */
+static u64 rtg_release_acquire_post(u64 r0, u64 saved, u64 token,
+				    const struct rtg_site *site)
+{
+	struct rtg_run *run = rtg_current_run(site);
+
+	if (run) {
+		rtg_give_back(run, site, saved);
+		if (r0)
+			rtg_hold(run, site, r0);
+	}
+	return rtg_post_done(r0, token, site);
+}
+
+/**
+ * rtg_hold_arg_post() - hold argument 1 (an iterator created, a lock taken)
+ * @r0: the result
+ * @saved: BPF R1 before the call
+ * @token: the pre hook's token
  * @site: the call site
  *
  * An iterator must be destroyed even when its constructor fails, so it is
- * held whatever the call returns.
+ * held whatever the call returned.
  *
- * Return: the result of the call.
+ * Return: @r0.
  */
-u64 rtg_track_hold_arg_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
-			    const struct rtg_site *site)
-{
-	u64 ret;
-
-	rtg_stopping(site);
-	ret = rtg_call(site, r1, r2, r3, r4, r5);
-	rtg_hold(site, r1);
-	return ret;
-}
-
-/**
- * rtg_track_hold_token_hook() - make the call, hold the section it opens
- * @r1: BPF R1
- * @r2: BPF R2
- * @r3: BPF R3
- * @r4: BPF R4
- * @r5: BPF R5
- * @site: the call site
- *
- * Return: the result of the call.
- */
-u64 rtg_track_hold_token_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
-			      const struct rtg_site *site)
-{
-	u64 ret;
-
-	rtg_stopping(site);
-	ret = rtg_call(site, r1, r2, r3, r4, r5);
-	rtg_hold(site, site->token);
-	return ret;
-}
-
-/**
- * rtg_track_release_token_hook() - end the section, then make the call
- * @r1: BPF R1
- * @r2: BPF R2
- * @r3: BPF R3
- * @r4: BPF R4
- * @r5: BPF R5
- * @site: the call site
- *
- * Return: the result of the call.
- */
-u64 rtg_track_release_token_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
-				 const struct rtg_site *site)
-{
-	rtg_stopping(site);
-	rtg_give_back(site, site->token);
-	return rtg_call(site, r1, r2, r3, r4, r5);
-}
-
-/**
- * rtg_guard_hook() - a call of a tracked program that holds nothing new
- * @r1: BPF R1
- * @r2: BPF R2
- * @r3: BPF R3
- * @r4: BPF R4
- * @r5: BPF R5
- * @site: the call site
- *
- * Every call of a tracked program is a place where the watchdog can stop
- * the run.
- *
- * Return: the result of the call.
- */
-u64 rtg_guard_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
-		   const struct rtg_site *site)
-{
-	rtg_stopping(site);
-	return rtg_call(site, r1, r2, r3, r4, r5);
-}
-
-/**
- * rtg_guard_iter_next_hook() - an iterator's next, NULL for a stopped run
- * @r1: BPF R1, the iterator
- * @r2: BPF R2
- * @r3: BPF R3
- * @r4: BPF R4
- * @r5: BPF R5
- * @site: the call site
- *
- * Return: the next element, or NULL once the run fast-executes.
- */
-u64 rtg_guard_iter_next_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
+static u64 rtg_hold_arg_post(u64 r0, u64 saved, u64 token,
 			     const struct rtg_site *site)
 {
-	if (rtg_stopping(site))
-		return 0;
-	return rtg_call(site, r1, r2, r3, r4, r5);
+	struct rtg_run *run = rtg_current_run(site);
+
+	if (run)
+		rtg_hold(run, site, saved);
+	return rtg_post_done(r0, token, site);
 }
 
 /**
- * rtg_track_kptr_xchg_hook() - move a reference between the run and a map
- * @r1: BPF R1, the map's kptr slot
- * @r2: BPF R2, the reference the run gives to the map, or NULL
- * @r3: BPF R3
- * @r4: BPF R4
- * @r5: BPF R5
+ * rtg_section_begin_post() - the run entered a section (RCU, preemption)
+ * @r0: the result
+ * @saved: unused
+ * @token: the pre hook's token
+ * @site: the call site
+ *
+ * Return: @r0.
+ */
+static u64 rtg_section_begin_post(u64 r0, u64 saved, u64 token,
+				  const struct rtg_site *site)
+{
+	struct rtg_run *run = rtg_current_run(site);
+
+	if (run) {
+		u8 *depth = &run->sections[site->section];
+
+		if (likely(*depth < U8_MAX))
+			WRITE_ONCE(*depth, *depth + 1);
+		else
+			run->incomplete = 1;
+		trace_rtg_acquire(site, site->section + 1);
+	}
+	return rtg_post_done(r0, token, site);
+}
+
+/**
+ * rtg_section_end_post() - the run left a section
+ * @r0: the result
+ * @saved: unused
+ * @token: the pre hook's token
+ * @site: the call site
+ *
+ * Return: @r0.
+ */
+static u64 rtg_section_end_post(u64 r0, u64 saved, u64 token,
+				const struct rtg_site *site)
+{
+	struct rtg_run *run = rtg_current_run(site);
+
+	if (run) {
+		u8 *depth = &run->sections[site->section];
+		bool held = *depth;
+
+		if (likely(held))
+			WRITE_ONCE(*depth, *depth - 1);
+		else
+			run->unmatched++;
+		/* sections are counted: the acquiring site is not known */
+		trace_rtg_release(site, site->section + 1, held ? site : NULL);
+	}
+	return rtg_post_done(r0, token, site);
+}
+
+/**
+ * rtg_kptr_xchg_post() - a reference moved between the run and a map
+ * @r0: the reference taken out of the map, or NULL
+ * @saved: BPF R2 before the call, the reference given to the map, or NULL
+ * @token: the pre hook's token
  * @site: the call site
  *
  * What goes into the map is the map's from now on and leaves the run's
  * table without being released; what comes out is the run's to release.
  *
- * Return: the reference taken out of the map, or NULL.
+ * Return: @r0.
  */
-u64 rtg_track_kptr_xchg_hook(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5,
-			     const struct rtg_site *site)
+static u64 rtg_kptr_xchg_post(u64 r0, u64 saved, u64 token,
+			      const struct rtg_site *site)
 {
-	u64 old;
+	struct rtg_run *run = rtg_current_run(site);
 
-	rtg_stopping(site);
-	if (r2)
-		rtg_give_back(site, r2);
-	old = rtg_call(site, r1, r2, r3, r4, r5);
-	if (old)
-		rtg_hold(site, old);
-	return old;
-}
-
-/**
- * rtg_track_keep_call() - keep bpf_kptr_xchg() a call in tracked programs
- * @prog: the program being verified
- * @func_id: the helper the verifier would inline
- *
- * Return: whether the call must stay, so that its hook sees references
- * move between runs and maps.
- */
-bool rtg_track_keep_call(struct bpf_prog *prog, u32 func_id)
-{
-	return func_id == BPF_FUNC_kptr_xchg && READ_ONCE(rtg_track);
-}
-
-/**
- * rtg_track_may_unwind() - make tracked programs ones the watchdog can leave
- * @prog: the program just verified
- *
- * Return: whether to make it an exception boundary.
- */
-bool rtg_track_may_unwind(struct bpf_prog *prog)
-{
-	return READ_ONCE(rtg_track);
-}
-
-/**
- * rtg_track_possible() - whether every reference move of a program is seen
- * @main: aux data of the main program
- *
- * A program verified while tracking was off has its bpf_kptr_xchg()
- * calls inlined into an atomic exchange that no hook sees; tracking it
- * could later release an object a map owns, so it is not tracked. Any
- * 64-bit atomic exchange in the program counts as such.
- *
- * Return: false when the program must not be tracked.
- */
-bool rtg_track_possible(const struct bpf_prog_aux *main)
-{
-	const struct bpf_prog *prog = main->prog;
-	u32 i;
-
-	for (i = 0; i < prog->len; i++) {
-		const struct bpf_insn *insn = &prog->insnsi[i];
-
-		if (insn->code == (BPF_STX | BPF_ATOMIC | BPF_DW) &&
-		    insn->imm == BPF_XCHG) {
-			pr_warn_ratelimited("bpf_rtguard: prog %s: inlined bpf_kptr_xchg (loaded while track was off), not tracked\n",
-					    main->name);
-			return false;
-		}
+	if (run) {
+		if (saved)
+			rtg_give_back(run, site, saved);
+		if (r0)
+			rtg_hold(run, site, r0);
 	}
-	return true;
+	return rtg_post_done(r0, token, site);
 }
 
-static void *const rtg_role_hooks[] = {
-	[RTG_ROLE_ACQUIRE] = rtg_track_acquire_hook,
-	[RTG_ROLE_RELEASE] = rtg_track_release_hook,
-	[RTG_ROLE_RELEASE_ACQUIRE] = rtg_track_release_acquire_hook,
-	[RTG_ROLE_HOLD_ARG] = rtg_track_hold_arg_hook,
-	[RTG_ROLE_HOLD_TOKEN] = rtg_track_hold_token_hook,
-	[RTG_ROLE_RELEASE_TOKEN] = rtg_track_release_token_hook,
-	[RTG_ROLE_KPTR_XCHG] = rtg_track_kptr_xchg_hook,
-	[RTG_ROLE_ITER_NEXT] = rtg_guard_iter_next_hook,
-	[RTG_ROLE_GUARD] = rtg_guard_hook,
+static const struct {
+	void *post;
+	u8 save_reg;
+	bool releases;		/* its function can release on the watchdog's behalf */
+} rtg_roles[] = {
+	[RTG_ROLE_ACQUIRE] = { rtg_acquire_post, 0, false },
+	[RTG_ROLE_RELEASE] = { rtg_release_post, BPF_REG_1, true },
+	/* an acquiring function is never a release for the watchdog */
+	[RTG_ROLE_RELEASE_ACQUIRE] = { rtg_release_acquire_post, BPF_REG_1, false },
+	[RTG_ROLE_HOLD_ARG] = { rtg_hold_arg_post, BPF_REG_1, false },
+	[RTG_ROLE_HOLD_TOKEN] = { rtg_section_begin_post, 0, false },
+	[RTG_ROLE_RELEASE_TOKEN] = { rtg_section_end_post, 0, true },
+	[RTG_ROLE_KPTR_XCHG] = { rtg_kptr_xchg_post, BPF_REG_2, false },
+	[RTG_ROLE_ITER_NEXT] = { NULL, 0, false },
+	[RTG_ROLE_GUARD] = { NULL, 0, false },
 };
 
 static const struct {
 	const char *name;
-	u8 role, token;
+	u8 role, section;
 } rtg_section_kfuncs[] = {
-	{ "bpf_rcu_read_lock", RTG_ROLE_HOLD_TOKEN, RTG_TOKEN_RCU },
-	{ "bpf_rcu_read_unlock", RTG_ROLE_RELEASE_TOKEN, RTG_TOKEN_RCU },
-	{ "bpf_preempt_disable", RTG_ROLE_HOLD_TOKEN, RTG_TOKEN_PREEMPT },
-	{ "bpf_preempt_enable", RTG_ROLE_RELEASE_TOKEN, RTG_TOKEN_PREEMPT },
+	{ "bpf_rcu_read_lock", RTG_ROLE_HOLD_TOKEN, RTG_SECTION_RCU },
+	{ "bpf_rcu_read_unlock", RTG_ROLE_RELEASE_TOKEN, RTG_SECTION_RCU },
+	{ "bpf_preempt_disable", RTG_ROLE_HOLD_TOKEN, RTG_SECTION_PREEMPT },
+	{ "bpf_preempt_enable", RTG_ROLE_RELEASE_TOKEN, RTG_SECTION_PREEMPT },
 };
 
 static u8 rtg_kfunc_role(struct rtg_site *site, u32 flags, const char *name)
@@ -337,7 +279,7 @@ static u8 rtg_kfunc_role(struct rtg_site *site, u32 flags, const char *name)
 	for (i = 0; i < ARRAY_SIZE(rtg_section_kfuncs); i++) {
 		if (strcmp(name, rtg_section_kfuncs[i].name))
 			continue;
-		site->token = rtg_section_kfuncs[i].token;
+		site->section = rtg_section_kfuncs[i].section;
 		return rtg_section_kfuncs[i].role;
 	}
 	return RTG_ROLE_GUARD;
@@ -365,17 +307,56 @@ static u8 rtg_helper_role(u32 func_id)
 	}
 }
 
+static bool rtg_prog_calls_out(const struct bpf_prog *prog)
+{
+	u32 i;
+
+	for (i = 0; i < prog->len; i++) {
+		const struct bpf_insn *insn = &prog->insnsi[i];
+
+		if (insn->code == (BPF_JMP | BPF_CALL) &&
+		    insn->src_reg != BPF_PSEUDO_CALL)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * rtg_track_prog_verified() - decide once whether a program is tracked
+ * @prog: the program that just passed the verifier
+ * @capable: whether its loader has CAP_BPF
+ *
+ * A program verified while track is set, loaded with CAP_BPF, and calling
+ * at least one helper or kfunc (a place where a run can be seen and
+ * stopped) is tracked: its runs are bracketed, with a run area sized by
+ * the verifier's bound on references held at once, it is made an
+ * exception boundary so that the watchdog can leave it, and its
+ * bpf_kptr_xchg() calls stay calls. Every image of it follows this.
+ *
+ * Return: BPF_CALL_HOOK_* flags.
+ */
+u32 rtg_track_prog_verified(struct bpf_prog *prog, bool capable)
+{
+	if (!READ_ONCE(rtg_track) || !capable || !rtg_prog_calls_out(prog))
+		return 0;
+	prog->aux->call_hook_run_size = rtg_run_size(prog->aux->max_acquired_refs);
+	return BPF_CALL_HOOK_RUNS | BPF_CALL_HOOK_UNWIND | BPF_CALL_HOOK_KEEP_XCHG;
+}
+
 /**
  * rtg_track_select() - decide what a call site of a tracked image does
  * @site: the site, filled in but for its role
  * @info: the verifier's description of the call, or NULL
+ * @hook: what the JIT emits around the call
  *
- * Every call of a tracked program is hooked: a call that neither acquires
- * nor releases is still a place where the watchdog can stop the run.
+ * Every call of a tracked program gets the pre hook (a place where the
+ * watchdog can stop the run); acquiring and releasing calls get the post
+ * hook of their role.
  *
- * Return: the tracking hook for the site.
+ * Return: true.
  */
-void *rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info)
+bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
+		      struct bpf_call_hook_site *hook)
 {
 	char name[KSYM_NAME_LEN];
 
@@ -387,30 +368,27 @@ void *rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info)
 		site->role = rtg_kfunc_role(site, info->kfunc_flags, name);
 	else
 		site->role = rtg_helper_role(info->id);
-	if (info && info->btf && (info->kfunc_flags & KF_RET_NULL))
+	if (info && info->ret_may_be_null)
 		site->flags |= RTG_SITE_MAY_FAIL;
 	if (info && info->btf && (info->kfunc_flags & KF_ITER_NEW))
 		site->flags |= RTG_SITE_ITER;
-	if (info && !info->btf && (info->id == BPF_FUNC_sk_lookup_tcp ||
-				   info->id == BPF_FUNC_sk_lookup_udp ||
-				   info->id == BPF_FUNC_skc_lookup_tcp ||
-				   info->id == BPF_FUNC_ringbuf_reserve))
-		site->flags |= RTG_SITE_MAY_FAIL;
 	if (info && !info->btf && info->id == BPF_FUNC_ringbuf_reserve_dynptr)
 		site->tprog->no_unwind = true;
-	switch (site->role) {
-	case RTG_ROLE_RELEASE:
-	case RTG_ROLE_RELEASE_ACQUIRE:
-	case RTG_ROLE_RELEASE_TOKEN:
-		rtg_prog_add_release_fn(site->tprog, name, site->func);
-		break;
-	case RTG_ROLE_GUARD:
-	case RTG_ROLE_ITER_NEXT:
-		return rtg_role_hooks[site->role];
+
+	hook->pre = rtg_pre_entry;
+	hook->pre_flag = (const u32 *)&rtg_slow_calls;
+	hook->may_skip = site->flags & RTG_SITE_MAY_FAIL;
+	hook->post = rtg_roles[site->role].post;
+	hook->save_reg = rtg_roles[site->role].save_reg;
+	if (!hook->post && (site->flags & RTG_SITE_TRACE))
+		hook->post = rtg_trace_post;
+	if (rtg_roles[site->role].releases) {
+		hook->thunk = &site->thunk;
+		rtg_prog_add_release_fn(site->tprog, name, site);
 	}
 	if (site->role == RTG_ROLE_KPTR_XCHG)
 		strscpy(site->release, "dtor-of-kptr-type");
 	else if (!rtg_pairing_release_of(name, site->release, sizeof(site->release)))
 		strscpy(site->release, "-");
-	return rtg_role_hooks[site->role];
+	return true;
 }

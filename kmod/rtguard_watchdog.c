@@ -1,45 +1,54 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bpf_rtguard: the watchdog. A timer compares every tracked run's
- * age (since its first acquisition) with watchdog_ms and the age of what
- * it holds (iterators excepted: they are loop state, which watchdog_ms
- * bounds) with hold_limit_us, and marks runs that overran. The run stops
- * at its next hooked call (every call of a tracked program is hooked):
+ * bpf_rtguard: the watchdog. A timer on each CPU looks at the runs of the
+ * task it interrupted (current->bpf_hook_run and the runs it interrupted
+ * or was called from): a run older than watchdog_ms, or holding one
+ * resource (iterators excepted: they are loop state, which watchdog_ms
+ * bounds) for longer than hold_limit_us, is marked. The timer runs on the
+ * CPU the run is on and interrupts it, so it always sees a run whole and
+ * its mark lands on the run it judged. A mark stays until the run
+ * returns. The run stops at its next hooked call (every call of a tracked
+ * program is hooked; while a mark is pending, each takes its slow path):
  *
- *  - unwinding, where the program is an exception boundary (see the guard
- *    callback) and no C function lies between the hook and the program's
- *    main frame: everything in the run's table is released, newest first,
- *    with the release functions the program itself calls, and the program
- *    returns rtg_stop_retval() to its caller;
+ *  - unwinding, where the program is an exception boundary (tracked
+ *    programs are made one when verified), its table is complete, no C
+ *    function lies between the hook and the program's main frame, and
+ *    every held resource has a release the program itself calls:
+ *    everything is released, newest first, through entries in the
+ *    program's own image, and the program is left through its exception
+ *    callback;
  *  - fast-execute otherwise (inside a callback that bpf_loop() or another
- *    helper calls, in a program with tail calls, when something held has
- *    no release we can call: bpf_obj_drop_impl() needs a meta, a kptr
- *    taken from a map its type's destructor; or in a program that
- *    reserves ring buffer dynptrs, a reference the tables do not track):
- *    acquiring calls that
- *    may fail return NULL and iterator next returns NULL, so that the
- *    verified program gives back what it holds on its own way out.
+ *    helper calls, an incomplete table, ring buffer dynptrs, a resource
+ *    with no callable release): calls whose result the verifier saw as
+ *    possibly NULL are skipped and return NULL, so that the verified
+ *    program gives back what it holds on its own way out.
+ *
+ * Either way the run returns rtg_stop_retval() for its program type.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/bpf_call_hook.h>
+#include <linux/cpuhotplug.h>
 #include <linux/hrtimer.h>
-#include <linux/timekeeping.h>
 #include <linux/pkt_cls.h>
+#include <linux/sched/clock.h>
 #include <uapi/linux/bpf.h>
 
 #include "rtguard.h"
 #include "rtguard_trace.h"
 
-atomic_t rtg_stops_pending = ATOMIC_INIT(0);
-static struct hrtimer rtg_watchdog_timer;
+static DEFINE_PER_CPU(struct hrtimer, rtg_watchdog_timer);
+static enum cpuhp_state rtg_watchdog_cpuhp;
 
-typedef u64 (*rtg_call_fn)(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
+typedef u64 (*rtg_release_fn_t)(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
 
 /**
- * rtg_stop_retval() - what a program stopped by unwinding returns
+ * rtg_stop_retval() - what a stopped run returns
  * @type: the program's type
  *
  * Return: -ETIMEDOUT for syscall programs (the test run's retval),
- * TC_ACT_SHOT for tc, XDP_ABORTED for XDP, 0 for everything else.
+ * TC_ACT_SHOT for tc, XDP_ABORTED for XDP, -EPERM for LSM (deny),
+ * 0 for everything else.
  */
 u64 rtg_stop_retval(enum bpf_prog_type type)
 {
@@ -51,33 +60,27 @@ u64 rtg_stop_retval(enum bpf_prog_type type)
 		return TC_ACT_SHOT;
 	case BPF_PROG_TYPE_XDP:
 		return XDP_ABORTED;
+	case BPF_PROG_TYPE_LSM:
+		return (u32)-EPERM;
 	default:
 		return 0;
 	}
 }
 
 static const char *const rtg_reasons[] = {
+	[RTG_STOP_NONE] = "none",
 	[RTG_STOP_RUNTIME] = "watchdog_ms",
 	[RTG_STOP_HOLD] = "hold_limit_us",
 };
 
-static void rtg_stop_report(struct rtg_prog *tp, struct rtg_run *run,
-			    const char *how, u32 released)
-{
-	u64 us = (ktime_get_mono_fast_ns() - run->start_ns) / NSEC_PER_USEC;
-	u32 reason = READ_ONCE(run->stop);
+static const char *const rtg_hows[] = {
+	[RTG_HOW_NONE] = "returned before a hooked call",
+	[RTG_HOW_UNWOUND] = "released and unwound",
+	[RTG_HOW_FAST] = "fast-executed, released by the program",
+};
 
-	atomic_long_inc(&tp->stops);
-	atomic_long_add(released, &tp->stop_released);
-	trace_rtg_stop(tp->main, reason, us, released, how);
-	pr_warn_ratelimited("bpf_rtguard: stopped prog %u %s after %llu us (%s): %s, %u released\n",
-			    tp->main->id, tp->main->name, us,
-			    rtg_reasons[reason < ARRAY_SIZE(rtg_reasons) ? reason : 0] ?: "?",
-			    how, released);
-}
-
-/* The function that gives back what @h holds, if the program calls it. */
-static void *rtg_release_fn(struct rtg_prog *tp, const struct rtg_held *h)
+/* The entry that gives back what @h holds, if the program calls one. */
+static void *rtg_release_entry(struct rtg_prog *tp, const struct rtg_held *h)
 {
 	const char *names = h->site->release, *alt = strchr(names, '/');
 	void *fn = NULL;
@@ -94,123 +97,145 @@ static void *rtg_release_fn(struct rtg_prog *tp, const struct rtg_held *h)
 	return fn;
 }
 
-/* Release everything @run holds, newest first; false if something can't be. */
-static bool rtg_release_all(struct rtg_prog *tp, struct rtg_run *run, u32 *released)
+static const char *const rtg_section_ends[RTG_NR_SECTIONS] = {
+	[RTG_SECTION_RCU] = "bpf_rcu_read_unlock",
+	[RTG_SECTION_PREEMPT] = "bpf_preempt_enable",
+};
+
+static void *rtg_section_end_entry(struct rtg_prog *tp, int s)
+{
+	return rtg_prog_release_fn(tp, rtg_section_ends[s], strlen(rtg_section_ends[s]));
+}
+
+/* Whether the watchdog can give back everything @run holds. */
+static bool rtg_can_release_all(struct rtg_prog *tp, const struct rtg_run *run)
 {
 	int i;
 
-	for (i = run->count - 1; i >= 0; i--)
-		if (!rtg_release_fn(tp, &run->held[i]))
+	for (i = 0; i < run->count; i++)
+		if (!rtg_release_entry(tp, &run->held[i]))
 			return false;
+	for (i = 0; i < RTG_NR_SECTIONS; i++)
+		if (run->sections[i] && !rtg_section_end_entry(tp, i))
+			return false;
+	return true;
+}
+
+/*
+ * Give back everything @run holds, newest first, then leave its sections.
+ * The entries are thunks in the program's image (ENDBR, then a direct
+ * jump to the function): the only indirect calls the module makes to
+ * functions a program calls.
+ */
+static noinline void rtg_release_all(struct rtg_prog *tp, struct rtg_run *run)
+{
+	u32 released = 0;
+	int i;
+
 	for (i = run->count - 1; i >= 0; i--) {
 		const struct rtg_held *h = &run->held[i];
-		rtg_call_fn fn = rtg_release_fn(tp, h);
+		rtg_release_fn_t fn = rtg_release_entry(tp, h);
 
-		switch (h->site->role) {
-		case RTG_ROLE_HOLD_TOKEN:
-			fn(0, 0, 0, 0, 0);
-			break;
-		default:	/* the object, and flags 0 for a ring buffer record */
-			fn(h->obj, 0, 0, 0, 0);
-			break;
-		}
+		/* the object, and flags 0 for a ring buffer record */
+		fn(h->obj, 0, 0, 0, 0);
 		trace_rtg_release(h->site, h->obj, h->site);
-		(*released)++;
+		WRITE_ONCE(run->count, i);
+		released++;
 	}
-	return true;
+	for (i = 0; i < RTG_NR_SECTIONS; i++) {
+		rtg_release_fn_t fn = rtg_section_end_entry(tp, i);
+
+		for (; run->sections[i]; run->sections[i]--, released++)
+			fn(0, 0, 0, 0, 0);
+	}
+	run->fast_releases = released;
 }
 
 /**
- * rtg_watchdog_stop() - stop the current run if the watchdog marked it
- * @site: the hooked call being made
+ * rtg_watchdog_stop() - stop a run the watchdog marked
+ * @run: the current run, marked
+ * @site: the hooked call it is about to make
  *
- * Called from the hooks while a stop is pending somewhere. Unwinds when it
- * can (and then does not return); otherwise switches the run to
- * fast-execute.
+ * Called from the pre hook. Unwinds when it can (and then does not
+ * return); otherwise switches the run to fast-execute.
  *
- * Return: true when the run fast-executes: acquiring calls return NULL.
+ * Return: -1 when the call is to be skipped (its result may be NULL),
+ * else 0.
  */
-bool rtg_watchdog_stop(const struct rtg_site *site)
+long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site)
 {
-	struct rtg_prog *tp = site->tprog;
+	struct rtg_prog *tp = run->tp;
+
+	if (run->how == RTG_HOW_NONE) {
+		if (!run->incomplete && !tp->no_unwind &&
+		    rtg_can_release_all(tp, run) && bpf_call_hook_can_unwind()) {
+			run->how = RTG_HOW_UNWOUND;
+			rtg_release_all(tp, run);
+			/* rtg_run_exit() runs before the exception callback */
+			bpf_call_hook_unwind(0);
+			/* not reached */
+		}
+		run->how = RTG_HOW_FAST;
+	}
+	return site->flags & RTG_SITE_MAY_FAIL ? -1 : 0;
+}
+
+/**
+ * rtg_watchdog_run_exit() - a run the watchdog marked returns
+ * @run: the run
+ * @ret: what the program returns
+ *
+ * Return: the value the run returns to its caller.
+ */
+u64 rtg_watchdog_run_exit(struct rtg_run *run, u64 ret)
+{
+	struct rtg_prog *tp = run->tp;
+	u64 us = (local_clock() - run->start_ns) / NSEC_PER_USEC;
+	u32 released = run->fast_releases;
+
+	atomic_dec(&rtg_slow_calls);
+	if (run->how == RTG_HOW_NONE)
+		return ret;
+	atomic_long_inc(&tp->stops);
+	atomic_long_add(released, &tp->stop_released);
+	trace_rtg_stop(tp->main, run->stop, us, released, run->how);
+	pr_warn_ratelimited("stopped prog %u %s after %llu us (%s): %s, %u released\n",
+			    tp->main->id, tp->main->name, us, rtg_reasons[run->stop],
+			    rtg_hows[run->how], released);
+	return rtg_stop_retval(tp->main->prog->type);
+}
+
+/* Mark the runs of the interrupted task that overran. */
+static void rtg_watchdog_check(u64 runtime_ns, u64 hold_ns)
+{
+	u64 now = local_clock();
 	struct rtg_run *run;
-	u32 released = 0;
-	int idx;
+	u32 j;
 
-	if (!tp)
-		return false;
-	idx = rtg_run_find(tp, rtg_run_key());
-	if (idx < 0)
-		return false;
-	run = rtg_run_at(tp, idx);
-	if (!READ_ONCE(run->stop))
-		return false;
-	if (run->fast)
-		return true;
-	if (!tp->no_unwind && bpf_call_hook_can_unwind() &&
-	    rtg_release_all(tp, run, &released)) {
-		rtg_stop_report(tp, run, "released and unwound", released);
-		run->count = 0;
-		if (xchg(&run->stop, 0))
-			atomic_dec(&rtg_stops_pending);
-		/* the emptied table is seen before it is free again */
-		smp_store_release(&tp->owners[idx], 0);
-		bpf_call_hook_unwind(rtg_stop_retval(tp->main->prog->type));
-		return false;	/* not reached */
-	}
-	run->fast = true;
-	run->fast_pops = 0;
-	return true;
-}
+	for (run = READ_ONCE(current->bpf_hook_run); run; run = run->prev) {
+		u8 reason = RTG_STOP_NONE;
 
-/**
- * rtg_watchdog_run_done() - a stopped run gave back its last resource
- * @tp: the program's tracking state
- * @run: the run, now empty
- */
-void rtg_watchdog_run_done(struct rtg_prog *tp, struct rtg_run *run)
-{
-	if (run->fast)
-		rtg_stop_report(tp, run, "fast-executed, released by the program",
-				run->fast_pops);
-	run->fast = false;
-	if (xchg(&run->stop, 0))
-		atomic_dec(&rtg_stops_pending);
-}
+		if (run->stop)
+			continue;
+		if (runtime_ns && now - run->start_ns > runtime_ns)
+			reason = RTG_STOP_RUNTIME;
+		for (j = 0; hold_ns && j < run->count; j++) {
+			struct rtg_held *h = &run->held[j];
 
-static void rtg_watchdog_scan(u64 runtime_ns, u64 hold_ns)
-{
-	struct rtg_prog *tp;
-	u32 i, j;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(tp, &rtg_progs, node) {
-		for (i = 0; i < tp->nruns; i++) {
-			struct rtg_run *run = rtg_run_at(tp, i);
-			u64 now = ktime_get_mono_fast_ns();
-			u32 reason = 0;
-
-			if (!READ_ONCE(tp->owners[i]) || READ_ONCE(run->stop))
+			/* a hold counts from the first tick that sees it */
+			if (!h->seen_ns) {
+				h->seen_ns = now;
 				continue;
-			/* signed: a table claimed after "now" was read is young */
-			if (runtime_ns &&
-			    (s64)(now - READ_ONCE(run->start_ns)) > (s64)runtime_ns)
-				reason = RTG_STOP_RUNTIME;
-			/* iterators are loop state: watchdog_ms bounds loops */
-			for (j = 0; !reason && hold_ns && j < READ_ONCE(run->count) &&
-			     j < tp->nslots; j++) {
-				const struct rtg_held *h = &run->held[j];
-				const struct rtg_site *site = READ_ONCE(h->site);
-
-				if (site && !(site->flags & RTG_SITE_ITER) &&
-				    (s64)(now - READ_ONCE(h->since_ns)) > (s64)hold_ns)
-					reason = RTG_STOP_HOLD;
 			}
-			if (reason && !cmpxchg(&run->stop, 0, reason))
-				atomic_inc(&rtg_stops_pending);
+			if (!(h->site->flags & RTG_SITE_ITER) &&
+			    now - h->seen_ns > hold_ns)
+				reason = RTG_STOP_HOLD;
+		}
+		if (reason) {
+			WRITE_ONCE(run->stop, reason);
+			atomic_inc(&rtg_slow_calls);
 		}
 	}
-	rcu_read_unlock();
 }
 
 /*
@@ -222,29 +247,49 @@ static enum hrtimer_restart rtg_watchdog_fn(struct hrtimer *timer)
 	u32 ms = READ_ONCE(rtg_watchdog_ms), us = READ_ONCE(rtg_hold_limit_us);
 
 	if (ms || us)
-		rtg_watchdog_scan((u64)ms * NSEC_PER_MSEC, (u64)us * NSEC_PER_USEC);
-	/* 1 ms resolution while armed, idle otherwise */
-	hrtimer_forward_now(timer, ms || us ? ms_to_ktime(1) : ms_to_ktime(50));
+		rtg_watchdog_check((u64)ms * NSEC_PER_MSEC, (u64)us * NSEC_PER_USEC);
+	/* 1 ms resolution while armed, idle otherwise (CLOCK_MONOTONIC) */
+	hrtimer_forward(timer, ktime_get(), ms || us ? ms_to_ktime(1) : ms_to_ktime(50));
 	return HRTIMER_RESTART;
 }
 
-/**
- * rtg_watchdog_init() - start the watchdog timer
- *
- * Return: 0.
- */
-int rtg_watchdog_init(void)
+static int rtg_watchdog_cpu_online(unsigned int cpu)
 {
-	hrtimer_init(&rtg_watchdog_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	rtg_watchdog_timer.function = rtg_watchdog_fn;
-	hrtimer_start(&rtg_watchdog_timer, ms_to_ktime(1), HRTIMER_MODE_REL);
+	struct hrtimer *timer = this_cpu_ptr(&rtg_watchdog_timer);
+
+	hrtimer_init(timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	timer->function = rtg_watchdog_fn;
+	hrtimer_start(timer, ms_to_ktime(1), HRTIMER_MODE_REL_PINNED_HARD);
+	return 0;
+}
+
+static int rtg_watchdog_cpu_offline(unsigned int cpu)
+{
+	hrtimer_cancel(this_cpu_ptr(&rtg_watchdog_timer));
 	return 0;
 }
 
 /**
- * rtg_watchdog_exit() - stop the watchdog timer
+ * rtg_watchdog_init() - start the watchdog timer on every online CPU
+ *
+ * Return: 0, or a negative errno.
+ */
+int rtg_watchdog_init(void)
+{
+	int ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "bpf_rtguard:watchdog",
+				    rtg_watchdog_cpu_online,
+				    rtg_watchdog_cpu_offline);
+
+	if (ret < 0)
+		return ret;
+	rtg_watchdog_cpuhp = ret;
+	return 0;
+}
+
+/**
+ * rtg_watchdog_exit() - stop the watchdog timers
  */
 void rtg_watchdog_exit(void)
 {
-	hrtimer_cancel(&rtg_watchdog_timer);
+	cpuhp_remove_state(rtg_watchdog_cpuhp);
 }

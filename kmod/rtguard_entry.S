@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * bpf_rtguard: the entry the JIT calls before a hooked helper or kfunc
+ * call takes its slow path (see struct bpf_call_hook_site).
+ */
+#include <linux/linkage.h>
+#include <asm/frame.h>
+
+	.text
+
+/*
+ * long rtg_pre_entry(void)
+ *
+ * In:  the five BPF argument registers (rdi, rsi, rdx, rcx, r8), and the
+ *      struct rtg_site of the call in r9.
+ * Out: rax as rtg_pre() returns it; rdi, rsi, rdx, rcx and r8 unchanged,
+ *      so that the JIT can make the original call right after.
+ *
+ * rtg_pre() receives them as its six arguments. It may leave the program
+ * (bpf_call_hook_unwind()): the unwinder then finds this frame through
+ * ORC and the program's frame below it as the JIT left it.
+ */
+SYM_FUNC_START(rtg_pre_entry)
+	FRAME_BEGIN
+	pushq	%rdi
+	pushq	%rsi
+	pushq	%rdx
+	pushq	%rcx
+	pushq	%r8
+	call	rtg_pre
+	popq	%r8
+	popq	%rcx
+	popq	%rdx
+	popq	%rsi
+	popq	%rdi
+	FRAME_END
+	RET
+SYM_FUNC_END(rtg_pre_entry)

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bpf_rtguard: runs of tracked programs and their tables of held resources.
+ *
+ * A run is one execution of a tracked program, from its first instruction
+ * to its return. The JIT brackets it: after the prologue it calls
+ * rtg_run_enter() with an area of the run's own stack frame, sized when
+ * the program was verified for the most references it can hold at once;
+ * when the program returns (or is left through its exception callback)
+ * it calls rtg_run_exit(). The area holds the run's table: nothing is
+ * allocated, searched or shared while a program runs, and any number of
+ * runs may sleep or nest at once. current->bpf_hook_run points to the
+ * innermost run of the task; runs in interrupts nest on it and return
+ * before the interrupted run goes on.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/overflow.h>
+#include <linux/rculist.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+
+#include "rtguard.h"
+
+#define RTG_SPIN_LOCK_SLOTS	1	/* a bpf_spin_lock, counted apart by the verifier */
+
+/* serialises changes to rtg_progs (read by debugfs) */
+DEFINE_MUTEX(rtg_progs_lock);
+LIST_HEAD(rtg_progs);
+
+/**
+ * rtg_run_size() - bytes of the run area for a program
+ * @max_refs: the verifier's bound on references held at once
+ *
+ * Return: the size, a multiple of 8, at most BPF_CALL_HOOK_MAX_RUN_SIZE;
+ * runs of programs that could hold more are marked incomplete when they do.
+ */
+u32 rtg_run_size(u32 max_refs)
+{
+	size_t size = struct_size_t(struct rtg_run, held,
+				    max_refs + RTG_SPIN_LOCK_SLOTS);
+
+	return min_t(size_t, round_up(size, 8),
+		     rounddown(BPF_CALL_HOOK_MAX_RUN_SIZE, 8));
+}
+
+/**
+ * rtg_prog_get() - the tracking state of a program, created on first use
+ * @main: aux data of the main program
+ *
+ * Called at JIT time for every image of the program; the images share one
+ * state, freed with rtg_prog_put() when the last image goes.
+ *
+ * Return: the state, or an ERR_PTR() when it cannot be allocated.
+ */
+struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main)
+{
+	struct rtg_prog *tp;
+
+	mutex_lock(&rtg_progs_lock);
+	list_for_each_entry(tp, &rtg_progs, node) {
+		if (tp->main == main) {
+			refcount_inc(&tp->images);
+			goto out;
+		}
+	}
+	tp = kzalloc(sizeof(*tp), GFP_KERNEL_ACCOUNT);
+	if (!tp) {
+		tp = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	tp->main = main;
+	tp->nslots = (main->call_hook_run_size - sizeof(struct rtg_run)) /
+		     sizeof(struct rtg_held);
+	refcount_set(&tp->images, 1);
+	list_add_tail(&tp->node, &rtg_progs);
+out:
+	mutex_unlock(&rtg_progs_lock);
+	return tp;
+}
+
+/**
+ * rtg_prog_put() - drop one image's reference on a program's tracking state
+ * @tp: state from rtg_prog_get()
+ */
+void rtg_prog_put(struct rtg_prog *tp)
+{
+	mutex_lock(&rtg_progs_lock);
+	if (!refcount_dec_and_test(&tp->images)) {
+		mutex_unlock(&rtg_progs_lock);
+		return;
+	}
+	list_del(&tp->node);
+	mutex_unlock(&rtg_progs_lock);
+	kfree(tp);
+}
+
+/**
+ * rtg_run_enter() - a run of a tracked program begins
+ * @run: the run area in the program's frame
+ * @image: the module's state for the program's main image
+ *
+ * Called by the JIT compiled program after its prologue.
+ */
+void rtg_run_enter(struct rtg_run *run, struct rtg_image *image)
+{
+	struct task_struct *task = current;
+	struct rtg_prog *tp = image->tprog;
+
+	run->prev = task->bpf_hook_run;
+	run->tp = tp;
+	run->task = task;
+	run->start_ns = local_clock();
+	run->nslots = tp->nslots;
+	run->count = 0;
+	run->stop = RTG_STOP_NONE;
+	run->how = RTG_HOW_NONE;
+	run->incomplete = 0;
+	memset(run->sections, 0, sizeof(run->sections));
+	run->unmatched = 0;
+	run->fast_releases = 0;
+	/* the run is filled in before the watchdog timer can see it */
+	barrier();
+	WRITE_ONCE(task->bpf_hook_run, run);
+}
+
+static void rtg_report(struct rtg_prog *tp, atomic_long_t *counter, long n,
+		       const char *what)
+{
+	if (atomic_long_add_return(n, counter) == n)
+		pr_warn_ratelimited("prog %u %s: %s\n", tp->main->id,
+				    tp->main->name, what);
+}
+
+/**
+ * rtg_run_exit() - a run of a tracked program returns
+ * @ret: what the program returns
+ * @run: the run area in the program's frame
+ *
+ * Called by the JIT compiled program from its epilogue, or before its
+ * exception callback when it is left by bpf_throw() or the watchdog.
+ *
+ * Return: what the program returns to its caller: @ret, or the value a
+ * stopped run returns.
+ */
+u64 rtg_run_exit(u64 ret, struct rtg_run *run)
+{
+	struct rtg_prog *tp = run->tp;
+
+	WRITE_ONCE(current->bpf_hook_run, run->prev);
+	if (unlikely(run->stop))
+		ret = rtg_watchdog_run_exit(run, ret);
+	if (unlikely(run->incomplete))
+		rtg_report(tp, &tp->incomplete, 1,
+			   "a run held more than its table records (not unwound)");
+	if (unlikely(run->unmatched))
+		rtg_report(tp, &tp->unmatched, run->unmatched,
+			   "release of something the run does not hold");
+	if (unlikely(run->count))
+		rtg_report(tp, &tp->leftover, run->count,
+			   "run returned with resources it did not give back through a hooked call");
+	return ret;
+}
+
+/**
+ * rtg_run_stray() - a hooked call that found no run of its program
+ * @site: the call site
+ *
+ * Return: NULL, after counting it.
+ */
+struct rtg_run *rtg_run_stray(const struct rtg_site *site)
+{
+	rtg_report(site->tprog, &site->tprog->stray, 1,
+		   "hooked call outside a run of the program");
+	return NULL;
+}
+
+/**
+ * rtg_run_give_back() - record that a run gave @obj back
+ * @run: the run
+ * @obj: the object, iterator or lock released
+ *
+ * The most recent entry for @obj goes; the order of the others is kept.
+ *
+ * Return: the site that acquired @obj, or NULL for a release that
+ * matches nothing held (counted in the run).
+ */
+const struct rtg_site *rtg_run_give_back(struct rtg_run *run, u64 obj)
+{
+	const struct rtg_site *acquired;
+	int i, n = run->count;
+
+	for (i = n - 1; i >= 0; i--)
+		if (run->held[i].obj == obj)
+			break;
+	if (unlikely(i < 0)) {
+		run->unmatched++;
+		return NULL;
+	}
+	acquired = run->held[i].site;
+	if (unlikely(run->how == RTG_HOW_FAST))
+		run->fast_releases++;
+	if (likely(i == n - 1)) {
+		WRITE_ONCE(run->count, n - 1);
+	} else {
+		unsigned long flags;
+
+		/* the watchdog timer of this CPU never sees entries half moved */
+		local_irq_save(flags);
+		memmove(&run->held[i], &run->held[i + 1],
+			(n - i - 1) * sizeof(run->held[0]));
+		WRITE_ONCE(run->count, n - 1);
+		local_irq_restore(flags);
+	}
+	return acquired;
+}
+
+static int rtg_prog_find_release_fn(struct rtg_prog *tp, const char *name,
+				    size_t len)
+{
+	/* pairs with the release in rtg_prog_add_release_fn() */
+	u32 n = smp_load_acquire(&tp->nr_release_fns), i;
+
+	for (i = 0; i < n; i++)
+		if (strlen(tp->release_fns[i].name) == len &&
+		    !strncmp(tp->release_fns[i].name, name, len))
+			return i;
+	return -1;
+}
+
+/**
+ * rtg_prog_add_release_fn() - remember a release function the program calls
+ * @tp: the program's tracking state
+ * @name: the function's name
+ * @site: a call site of it, whose thunk reaches it
+ *
+ * Called at JIT time for each releasing call site.
+ */
+void rtg_prog_add_release_fn(struct rtg_prog *tp, const char *name,
+			     const struct rtg_site *site)
+{
+	u32 n = tp->nr_release_fns;
+
+	if (rtg_prog_find_release_fn(tp, name, strlen(name)) >= 0 ||
+	    n >= RTG_MAX_RELEASE_FNS)
+		return;
+	strscpy(tp->release_fns[n].name, name);
+	tp->release_fns[n].site = site;
+	/* readers on the stop path see the entry before the count */
+	smp_store_release(&tp->nr_release_fns, n + 1);
+}
+
+/**
+ * rtg_prog_release_fn() - a release function the program calls, by name
+ * @tp: the program's tracking state
+ * @name: the name, not necessarily NUL-terminated
+ * @len: its length
+ *
+ * Return: an entry point that reaches the function (a thunk in the
+ * program's image, which starts with ENDBR), or NULL.
+ */
+void *rtg_prog_release_fn(struct rtg_prog *tp, const char *name, size_t len)
+{
+	int i = rtg_prog_find_release_fn(tp, name, len);
+
+	return i < 0 ? NULL : READ_ONCE(tp->release_fns[i].site->thunk);
+}
