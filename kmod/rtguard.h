@@ -124,7 +124,8 @@ struct rtg_held {
  * @task: the task it runs on (for debugfs)
  * @start_ns: local_clock() at entry
  * @nslots: entries in @held
- * @count: entries used in @held
+ * @count: entries used in @held, the top; entries below it whose @obj is
+ *	0 were given back
  * @stop: &enum rtg_stop_reason, set by the watchdog timer of this CPU
  * @how: &enum rtg_stop_how once the stop took effect
  * @incomplete: something the run acquired was not recorded: it is never
@@ -306,6 +307,8 @@ static __always_inline struct rtg_run *rtg_current_run(const struct rtg_site *si
 	return run;
 }
 
+bool rtg_run_compact(struct rtg_run *run);
+
 /**
  * rtg_run_hold() - record that a run holds @obj
  * @run: the run
@@ -319,7 +322,7 @@ static __always_inline void rtg_run_hold(struct rtg_run *run,
 {
 	struct rtg_held *h;
 
-	if (unlikely(run->count >= run->nslots)) {
+	if (unlikely(run->count >= run->nslots) && !rtg_run_compact(run)) {
 		run->incomplete = 1;
 		return;
 	}
@@ -333,6 +336,7 @@ static __always_inline void rtg_run_hold(struct rtg_run *run,
 }
 
 const struct rtg_site *rtg_run_give_back(struct rtg_run *run, u64 obj);
+u32 rtg_run_held(const struct rtg_run *run);
 
 /* rtguard_watchdog.c */
 long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site);

@@ -136,9 +136,12 @@ static bool rtg_select(void *data, struct bpf_prog *prog,
 		site->tprog = image->tprog;
 		rtg_track_select(site, info, hook);
 	} else if (image->mode == RTG_IMAGE_TRACE) {
+		/* while nothing reads the event, the call is made alone */
 		hook->pre = rtg_pre_entry;
 		hook->pre_flag = (const u32 *)&rtg_slow_calls;
 		hook->post = rtg_trace_post;
+		hook->pass_token = true;
+		hook->plain_when_clear = true;
 	} else {
 		site->count = image->counts + image->nr_sites;
 		hook->post = rtg_passthrough_post;

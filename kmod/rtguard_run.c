@@ -157,7 +157,7 @@ u64 rtg_run_exit(u64 ret, struct rtg_run *run)
 		rtg_report(tp, &tp->unmatched, run->unmatched,
 			   "release of something the run does not hold");
 	if (unlikely(run->count))
-		rtg_report(tp, &tp->leftover, run->count,
+		rtg_report(tp, &tp->leftover, rtg_run_held(run),
 			   "run returned with resources it did not give back through a hooked call");
 	return ret;
 }
@@ -180,39 +180,69 @@ struct rtg_run *rtg_run_stray(const struct rtg_site *site)
  * @run: the run
  * @obj: the object, iterator or lock released
  *
- * The most recent entry for @obj goes; the order of the others is kept.
+ * The most recent entry for @obj is cleared; entries above it keep their
+ * place, and cleared entries at the top are dropped, so a release costs
+ * the distance from the top and never moves entries.
  *
  * Return: the site that acquired @obj, or NULL for a release that
  * matches nothing held (counted in the run).
  */
 const struct rtg_site *rtg_run_give_back(struct rtg_run *run, u64 obj)
 {
-	const struct rtg_site *acquired;
-	int i, n = run->count;
+	struct rtg_held *h = &run->held[run->count];
+	u32 n;
 
-	for (i = n - 1; i >= 0; i--)
-		if (run->held[i].obj == obj)
-			break;
-	if (unlikely(i < 0)) {
-		run->unmatched++;
-		return NULL;
-	}
-	acquired = run->held[i].site;
+	while (h-- > run->held)
+		if (h->obj == obj)
+			goto found;
+	run->unmatched++;
+	return NULL;
+found:
+	/* one store: the watchdog timer of this CPU sees it held or not */
+	WRITE_ONCE(h->obj, 0);
+	n = run->count;
+	while (n && !run->held[n - 1].obj)
+		n--;
 	if (unlikely(run->how == RTG_HOW_FAST))
 		run->fast_releases++;
-	if (likely(i == n - 1)) {
-		WRITE_ONCE(run->count, n - 1);
-	} else {
-		unsigned long flags;
+	WRITE_ONCE(run->count, n);
+	return h->site;
+}
 
-		/* the watchdog timer of this CPU never sees entries half moved */
-		local_irq_save(flags);
-		memmove(&run->held[i], &run->held[i + 1],
-			(n - i - 1) * sizeof(run->held[0]));
-		WRITE_ONCE(run->count, n - 1);
-		local_irq_restore(flags);
-	}
-	return acquired;
+/**
+ * rtg_run_compact() - drop the given-back entries of a full table
+ * @run: the run, whose table is full up to its top
+ *
+ * Return: whether room was made.
+ */
+bool rtg_run_compact(struct rtg_run *run)
+{
+	unsigned long flags;
+	u32 i, n = 0;
+
+	/* the watchdog timer of this CPU never sees entries half moved */
+	local_irq_save(flags);
+	for (i = 0; i < run->count; i++)
+		if (run->held[i].obj)
+			run->held[n++] = run->held[i];
+	WRITE_ONCE(run->count, n);
+	local_irq_restore(flags);
+	return n < run->nslots;
+}
+
+/**
+ * rtg_run_held() - how many resources a run holds
+ * @run: the run
+ *
+ * Return: the entries below the top that are not cleared.
+ */
+u32 rtg_run_held(const struct rtg_run *run)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < run->count; i++)
+		n += !!run->held[i].obj;
+	return n;
 }
 
 static int rtg_prog_find_release_fn(struct rtg_prog *tp, const char *name,

@@ -68,7 +68,8 @@ static __always_inline void rtg_give_back(struct rtg_run *run,
 static __always_inline u64 rtg_post_done(u64 r0, u64 token,
 					 const struct rtg_site *site)
 {
-	if (unlikely((long)token > 0))
+	/* the token is only passed to traced sites */
+	if (unlikely(site->flags & RTG_SITE_TRACE) && (long)token > 0)
 		rtg_trace_end(token, site, r0);
 	return r0;
 }
@@ -378,6 +379,7 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 	hook->pre = rtg_pre_entry;
 	hook->pre_flag = (const u32 *)&rtg_slow_calls;
 	hook->may_skip = site->flags & RTG_SITE_MAY_FAIL;
+	hook->pass_token = site->flags & RTG_SITE_TRACE;
 	hook->post = rtg_roles[site->role].post;
 	hook->save_reg = rtg_roles[site->role].save_reg;
 	if (!hook->post && (site->flags & RTG_SITE_TRACE))

@@ -113,7 +113,7 @@ static bool rtg_can_release_all(struct rtg_prog *tp, const struct rtg_run *run)
 	int i;
 
 	for (i = 0; i < run->count; i++)
-		if (!rtg_release_entry(tp, &run->held[i]))
+		if (run->held[i].obj && !rtg_release_entry(tp, &run->held[i]))
 			return false;
 	for (i = 0; i < RTG_NR_SECTIONS; i++)
 		if (run->sections[i] && !rtg_section_end_entry(tp, i))
@@ -134,14 +134,18 @@ static noinline void rtg_release_all(struct rtg_prog *tp, struct rtg_run *run)
 
 	for (i = run->count - 1; i >= 0; i--) {
 		const struct rtg_held *h = &run->held[i];
-		rtg_release_fn_t fn = rtg_release_entry(tp, h);
+		rtg_release_fn_t fn;
 
+		WRITE_ONCE(run->count, i + 1);
+		if (!h->obj)
+			continue;
+		fn = rtg_release_entry(tp, h);
 		/* the object, and flags 0 for a ring buffer record */
 		fn(h->obj, 0, 0, 0, 0);
 		trace_rtg_release(h->site, h->obj, h->site);
-		WRITE_ONCE(run->count, i);
 		released++;
 	}
+	WRITE_ONCE(run->count, 0);
 	for (i = 0; i < RTG_NR_SECTIONS; i++) {
 		rtg_release_fn_t fn = rtg_section_end_entry(tp, i);
 
@@ -222,6 +226,8 @@ static void rtg_watchdog_check(u64 runtime_ns, u64 hold_ns)
 		for (j = 0; hold_ns && j < run->count; j++) {
 			struct rtg_held *h = &run->held[j];
 
+			if (!h->obj)
+				continue;
 			/* a hold counts from the first tick that sees it */
 			if (!h->seen_ns) {
 				h->seen_ns = now;

@@ -21,5 +21,6 @@ extern int rtg_test_sleep(__u32 usecs) __ksym;
 extern int rtg_test_wait(void) __ksym;
 extern struct rtg_test_obj *rtg_test_obj_get(__u64 id) __ksym;
 extern void rtg_test_obj_put(struct rtg_test_obj *obj) __ksym;
+extern int rtg_test_run_nested(int prog_fd) __ksym;
 
 #endif

@@ -13,6 +13,7 @@
 #include <linux/btf_ids.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/filter.h>
 #include <linux/module.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
@@ -123,6 +124,24 @@ __bpf_kfunc void rtg_test_obj_put(struct rtg_test_obj *obj)
 	}
 }
 
+/*
+ * Run a syscall program, by a file descriptor of the calling process,
+ * nested in the calling run: the same program in the same task and
+ * context, as LSM and struct_ops programs, which skip the recursion
+ * check, can be.
+ */
+__bpf_kfunc int rtg_test_run_nested(int prog_fd)
+{
+	struct bpf_prog *prog = bpf_prog_get_type_dev(prog_fd, BPF_PROG_TYPE_SYSCALL, false);
+	int ret;
+
+	if (IS_ERR(prog))
+		return PTR_ERR(prog);
+	ret = bpf_prog_run(prog, NULL);
+	bpf_prog_put(prog);
+	return ret;
+}
+
 __bpf_kfunc_end_defs();
 
 BTF_KFUNCS_START(rtg_test_kfunc_ids)
@@ -138,6 +157,7 @@ BTF_ID_FLAGS(func, rtg_test_sleep, KF_SLEEPABLE)
 BTF_ID_FLAGS(func, rtg_test_wait, KF_SLEEPABLE)
 BTF_ID_FLAGS(func, rtg_test_obj_get, KF_ACQUIRE | KF_RET_NULL)
 BTF_ID_FLAGS(func, rtg_test_obj_put, KF_RELEASE)
+BTF_ID_FLAGS(func, rtg_test_run_nested, KF_SLEEPABLE)
 BTF_KFUNCS_END(rtg_test_kfunc_ids)
 
 static const struct btf_kfunc_id_set rtg_test_kfunc_set = {

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Runs on runs.bpf.c: a run is the execution of a tracked program from
+ * its first instruction to its return, with its own table in its own
+ * frame. A run that holds nothing is watched and stopped; a run nested in
+ * a run of the same program keeps its own resources; references held
+ * across a global function are all released by a stop; preemption nested
+ * deeper than any fixed table comes back; a million short runs are never
+ * stopped by a watchdog armed at 100 times their length; programs without
+ * calls and classic socket filters are never tracked; tables are empty
+ * between runs and held lists only runs in flight.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <linux/filter.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "expect.h"
+#include "runs.skel.h"
+
+static struct runs_bpf *runs_load(void)
+{
+	struct runs_bpf *skel = runs_bpf__open_and_load();
+
+	ASSERT_OK_PTR(skel, "load runs.bpf.o");
+	return skel;
+}
+
+/* Run @prog, expect a stop and nothing left behind. */
+static void expect_stopped(struct bpf_program *prog, int want_stops, long want_released)
+{
+	const char *name = bpf_program__name(prog);
+	uint64_t live0 = 0, live1 = 1;
+	static struct rtg_held h;
+	double ms;
+	int ret;
+
+	ASSERT_OK(testmod_live(&live0), "live objects");
+	ret = run_prog_timed(prog, &ms);
+	printf("  %s: returned %d after %.0f ms\n", name, ret, ms);
+	ASSERT_EQ(ret, -ETIMEDOUT, "%s's return", name);
+	ASSERT_OK(testmod_live(&live1), "live objects");
+	ASSERT_EQ(live1, live0, "live objects after the stop");
+	if (ASSERT_OK(held_find(prog_id_of(prog), &h), "%s in held", name)) {
+		ASSERT_EQ(h.stops, (long)want_stops, "%s: stops", name);
+		if (want_released >= 0)
+			ASSERT_EQ(h.released, want_released, "%s: released", name);
+		ASSERT_EQ(h.unmatched, 0L, "%s: unmatched releases", name);
+		ASSERT_EQ(h.leftover, 0L, "%s: left in the table", name);
+		ASSERT_EQ(h.stray, 0L, "%s: calls outside a run", name);
+		ASSERT_EQ(h.nruns, 0, "%s: runs listed after it returned", name);
+	}
+}
+
+WITH_MODULE(test_runs_stop, "track=1 watchdog_ms=100");
+void test_runs_stop(void)
+{
+	struct runs_bpf *skel = runs_load();
+
+	if (!skel)
+		return;
+	/* nothing held: watched from its entry, left across bpf_loop() */
+	if (test__start_subtest("idle_loop"))
+		expect_stopped(skel->progs.runs_idle_loop, 1, 0);
+	/* 12 + 12 references and the callback's loop state */
+	if (test__start_subtest("global_subprog"))
+		expect_stopped(skel->progs.runs_global, 1, 24);
+	/* 16 nested preemption sections, more than any fixed table had */
+	if (test__start_subtest("preempt16"))
+		expect_stopped(skel->progs.runs_preempt16, 1, 16);
+	if (test__start_subtest("nested_same_prog")) {
+		struct bpf_program *prog = skel->progs.runs_nested;
+
+		skel->bss->self_fd = bpf_program__fd(prog);
+		/* the inner run and then the outer one, each with its own object */
+		expect_stopped(prog, 2, 2);
+		ASSERT_EQ(skel->bss->inner_ret, -ETIMEDOUT, "inner run's return");
+		ASSERT_EQ(skel->bss->outer_ret, 0, "outer run went on after the inner stop");
+	}
+	runs_bpf__destroy(skel);
+}
+
+struct short_runs {
+	struct bpf_program *prog;
+	int cpu;
+	long runs;
+	int err;
+};
+
+static void *short_runs_fn(void *arg)
+{
+	struct short_runs *s = arg;
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = test_pkt,
+		.data_size_in = sizeof(test_pkt),
+		.repeat = 10000,
+	);
+	int i;
+
+	pin_cpu(s->cpu);
+	for (i = 0; i < 50 && !s->err; i++) {
+		s->err = bpf_prog_test_run_opts(bpf_program__fd(s->prog), &opts);
+		s->runs += opts.repeat;
+	}
+	return NULL;
+}
+
+/*
+ * A watchdog armed at about 100 times a run's length never stops a run
+ * that behaves: the timer judges a run from the CPU it runs on, between
+ * two of its instructions, so it never sees a run half begun.
+ */
+WITH_MODULE(test_runs_no_spurious_stop, "track=1");
+void test_runs_no_spurious_stop(void)
+{
+	struct runs_bpf *skel = runs_load();
+	struct short_runs s[16] = {};
+	int n = ncpus(), i;
+	static struct rtg_held h;
+	long total = 0;
+
+	if (!skel)
+		return;
+	if (n > 16)
+		n = 16;
+	/* a short run takes ~10 us under TCG: 1 ms is 100 times that */
+	ASSERT_OK(param_write("watchdog_ms", "1"), "watchdog_ms");
+	ASSERT_OK(param_write("hold_limit_us", "1000"), "hold_limit_us");
+	for (i = 0; i < n; i++) {
+		pthread_t t;
+
+		s[i].prog = skel->progs.runs_short;
+		s[i].cpu = i;
+		if (ASSERT_OK(pthread_create(&t, NULL, short_runs_fn, &s[i]), "thread"))
+			pthread_join(t, NULL);
+	}
+	for (i = 0; i < n; i++) {
+		ASSERT_OK(s[i].err, "test runs on CPU %d", i);
+		total += s[i].runs;
+	}
+	ASSERT_OK(param_write("watchdog_ms", "0"), "watchdog_ms");
+	ASSERT_OK(param_write("hold_limit_us", "0"), "hold_limit_us");
+	if (ASSERT_OK(held_find(prog_id_of(skel->progs.runs_short), &h), "in held")) {
+		printf("  %ld short runs, %ld stopped\n", total, h.stops);
+		ASSERT_EQ(h.stops, 0L, "stops of runs that behave");
+		ASSERT_EQ(h.unmatched, 0L, "unmatched releases");
+		ASSERT_EQ(h.nruns, 0, "runs listed after they returned");
+	}
+	ASSERT_GE(total, 500000L, "short runs made");
+	runs_bpf__destroy(skel);
+}
+
+struct waiter {
+	struct bpf_program *prog;
+	int ret;
+};
+
+static void *waiter_fn(void *arg)
+{
+	struct waiter *w = arg;
+
+	w->ret = run_prog(w->prog);
+	return NULL;
+}
+
+/* Any number of runs may sleep at once, each with its table. */
+#define WAITERS 100
+WITH_MODULE(test_runs_many_sleeping, "track=1");
+void test_runs_many_sleeping(void)
+{
+	struct runs_bpf *skel = runs_load();
+	static struct waiter w[WAITERS];
+	static pthread_t t[WAITERS];
+	static struct rtg_held h;
+	uint64_t waiting = 0, live0 = 0, live1 = 1;
+	int i, tries;
+
+	if (!skel)
+		return;
+	ASSERT_OK(testmod_live(&live0), "live objects");
+	ASSERT_OK(testmod_go(false), "hold the runs");
+	for (i = 0; i < WAITERS; i++) {
+		w[i].prog = skel->progs.runs_wait;
+		ASSERT_OK(pthread_create(&t[i], NULL, waiter_fn, &w[i]), "thread %d", i);
+	}
+	for (tries = 0; tries < 200 && waiting < WAITERS; tries++) {
+		usleep(20000);
+		testmod_waiting(&waiting);
+	}
+	ASSERT_EQ(waiting, (uint64_t)WAITERS, "runs blocked at once");
+	if (ASSERT_OK(held_find(prog_id_of(skel->progs.runs_wait), &h), "in held")) {
+		ASSERT_EQ(h.nruns, WAITERS, "runs in flight listed");
+		ASSERT_EQ(h.incomplete, 0L, "incomplete runs");
+	}
+	ASSERT_OK(testmod_go(true), "let them go");
+	for (i = 0; i < WAITERS; i++) {
+		pthread_join(t[i], NULL);
+		ASSERT_EQ(w[i].ret, 0, "run %d", i);
+	}
+	ASSERT_OK(testmod_live(&live1), "live objects");
+	ASSERT_EQ(live1, live0, "live objects after the runs");
+	if (ASSERT_OK(held_find(prog_id_of(skel->progs.runs_wait), &h), "in held")) {
+		ASSERT_EQ(h.nruns, 0, "runs listed after they returned");
+		ASSERT_EQ(h.unmatched + h.leftover + h.stray, 0L, "bookkeeping errors");
+	}
+	runs_bpf__destroy(skel);
+}
+
+/* Programs that are never tracked: no call to hook, classic BPF. */
+WITH_MODULE(test_runs_untracked, "track=1");
+void test_runs_untracked(void)
+{
+	static struct rtg_held h;
+
+	if (test__start_subtest("no_calls")) {
+		struct runs_bpf *skel = runs_load();
+
+		if (skel) {
+			struct rtg_prog_line pl;
+
+			ASSERT_EQ(run_prog(skel->progs.runs_no_calls), 1, "result");
+			ASSERT_ERR(held_find(prog_id_of(skel->progs.runs_no_calls), &h),
+				   "a program without calls in held");
+			ASSERT_ERR(progs_find(prog_id_of(skel->progs.runs_no_calls), &pl),
+				   "a program without calls in progs");
+			runs_bpf__destroy(skel);
+		}
+	}
+	if (test__start_subtest("classic_socket_filter")) {
+		/* ld #rand (a helper call once converted); ret #-1 */
+		struct sock_filter code[] = {
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, SKF_AD_OFF + SKF_AD_RANDOM),
+			BPF_STMT(BPF_RET | BPF_K, 0xffffffff),
+		};
+		struct sock_fprog fprog = { .len = 2, .filter = code };
+		int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+		ASSERT_OK(setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &fprog,
+				     sizeof(fprog)), "attach a classic filter");
+		ASSERT_NO_STR(file_read("/sys/kernel/debug/bpf_rtguard/held"), "prog ",
+			      "tracked programs with only a classic filter loaded");
+		close(fd);
+	}
+}
+
+struct toggler {
+	volatile bool stop;
+	long flips;
+};
+
+static void *toggle_fn(void *arg)
+{
+	struct toggler *tg = arg;
+
+	while (!tg->stop) {
+		param_write("track", tg->flips & 1 ? "0" : "1");
+		tg->flips++;
+	}
+	return NULL;
+}
+
+/*
+ * track flips while programs with a global function load and run under
+ * an armed watchdog: each program is tracked whole or not at all, so no
+ * release goes unseen and nothing is released twice.
+ */
+WITH_MODULE(test_runs_track_toggled, "track=1 watchdog_ms=100");
+void test_runs_track_toggled(void)
+{
+	struct toggler tg = {};
+	uint64_t live0 = 0, live1 = 1;
+	pthread_t t;
+	int i, j, tracked = 0;
+
+	ASSERT_OK(testmod_live(&live0), "live objects");
+	if (!ASSERT_OK(pthread_create(&t, NULL, toggle_fn, &tg), "toggler"))
+		return;
+	for (i = 0; i < 6; i++) {
+		struct runs_bpf *skel = runs_load();
+		static struct rtg_held h;
+		int ret;
+
+		if (!skel)
+			break;
+		for (j = 0; j < 20; j++) {
+			ret = run_prog(skel->progs.runs_global_short);
+			ASSERT_EQ(ret, 0, "round %d run %d", i, j);
+		}
+		if (!held_find(prog_id_of(skel->progs.runs_global_short), &h)) {
+			tracked++;
+			ASSERT_EQ(h.stops, 0L, "stops, round %d", i);
+			ASSERT_EQ(h.unmatched + h.leftover + h.stray, 0L,
+				  "bookkeeping errors, round %d", i);
+		}
+		runs_bpf__destroy(skel);
+	}
+	tg.stop = true;
+	pthread_join(t, NULL);
+	printf("  track flipped %ld times; %d of 6 loads tracked\n", tg.flips, tracked);
+	ASSERT_OK(testmod_live(&live1), "live objects");
+	ASSERT_EQ(live1, live0, "live objects after the rounds");
+}
