@@ -10,8 +10,22 @@ set -euo pipefail
 tarball=/usr/src/linux-source-6.12.tar.xz
 [ -f "$tarball" ] || die "$tarball missing (package linux-source-6.12)"
 mkdir -p "$CACHE"
-exec 9>"$KBUILD_LOCK"
-if ! flock -n 9; then
+
+# Whether a process above this one holds the lock (flock $KBUILD_LOCK make ...)
+lock_held_above() {
+	local ino pid p
+	ino=$(stat -c %i "$KBUILD_LOCK")
+	for pid in $(awk -v ino="$ino" '$2 == "FLOCK" { n = split($6, a, ":");
+			if (a[n] == ino) print $5 }' /proc/locks); do
+		for ((p = PPID; p > 1; p = $(awk '{ print $4 }' "/proc/$p/stat"))); do
+			[ "$p" = "$pid" ] && return 0
+		done
+	done
+	return 1
+}
+
+exec 9>>"$KBUILD_LOCK"
+if ! flock -n 9 && ! lock_held_above; then
 	log "waiting for $KBUILD_LOCK (another kernel build)"
 	flock 9
 fi
