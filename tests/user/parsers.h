@@ -75,8 +75,6 @@ struct track_event {
 	char func[64];
 };
 
-#define TRACK_EVENTS "bpf_rtguard/rtg_acquire", "bpf_rtguard/rtg_release"
-
 /* Program id's events in the trace buffer, in order; their number or -errno. */
 int track_events_read(uint32_t id, struct track_event *ev, int max);
 /* How many rtg_release events name func (any program) */

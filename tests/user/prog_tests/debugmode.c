@@ -29,7 +29,7 @@ static struct debugmode_bpf *load_flagged(void)
 	return NULL;
 }
 
-/* Line k's call starts with want (and has, or has not, a text). */
+/* Traced call k (the line after "name+insn ") starts with want. */
 #define EXPECT_CALL(k, want) \
 	ASSERT_PREFIX(strace_call(lines[k]), want, "traced call %d", k)
 

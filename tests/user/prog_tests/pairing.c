@@ -2,7 +2,8 @@
 /*
  * Pairing tables (no BPF object): every acquiring kfunc bpf_rtguard knows
  * of is either paired with its release or listed as unpaired, the pairs
- * of the README's inventory are right, and module kfuncs come and go with
+ * (task, cgroup, cpumask, obj_new, iterators, RCU, sockets, ring buffer,
+ * spin lock) are right, and module kfuncs come and go with
  * their module.
  */
 #include <unistd.h>
