@@ -44,7 +44,7 @@ check: initramfs
 	scripts/check.sh
 
 check-debug:
-	$(MAKE) RTG_FLAVOR=debug check
+	$(MAKE) --no-print-directory RTG_FLAVOR=debug check
 
 bench: initramfs
 	scripts/run-guest.sh bench
