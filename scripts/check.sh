@@ -49,7 +49,7 @@ boot() {	# boot NAME SMP [kernel args]
 }
 
 start=$(date +%s)
-boot smp2 2 ${TESTS:+rtg.tests=$TESTS}
+boot smp2 2 ${TESTS:+"rtg.tests=$TESTS"}
 [ -z "${TESTS:-}" ] && boot smp4 4 rtg.tests=smp
 echo "guest time: $(($(date +%s) - start)) s"
 grep -a '^slowest' "$FOUT/guest-smp2.log"
