@@ -167,19 +167,20 @@ int track_events_read(uint32_t id, struct track_event *ev, int max)
 	if (!f)
 		return -errno;
 	while (n < max && fgets(line, sizeof(line), f)) {
+		const char *acq = strstr(line, " rtg_acquire: ");
+		const char *rel = strstr(line, " rtg_release: ");
 		struct track_event *e = &ev[n];
-		const char *p;
 		unsigned int prog;
 
-		if ((p = strstr(line, " rtg_acquire: "))) {
+		if (acq) {
 			e->acquire = true;
 			e->acq_insn = -1;
-			if (sscanf(p + 14, "prog=%u insn=%u obj=%lx func=%63s", &prog,
+			if (sscanf(acq + 14, "prog=%u insn=%u obj=%lx func=%63s", &prog,
 				   &e->insn, &e->obj, e->func) == 4 && prog == id)
 				n++;
-		} else if ((p = strstr(line, " rtg_release: "))) {
+		} else if (rel) {
 			e->acquire = false;
-			if (sscanf(p + 14, "prog=%u insn=%u obj=%lx acq_insn=%d func=%63s",
+			if (sscanf(rel + 14, "prog=%u insn=%u obj=%lx acq_insn=%d func=%63s",
 				   &prog, &e->insn, &e->obj, &e->acq_insn, e->func) == 5 &&
 			    prog == id)
 				n++;

@@ -415,11 +415,10 @@ static int run_all(int timeout_s)
 		fail++;
 	}
 	testmod_live(&live);
-	if (live == 0) {
+	if (live == 0)
 		printf("PASS no-leaked-test-objects\n");
-	} else {
+	else
 		printf("FAIL no-leaked-test-objects (live=%ld)\n", (long)live);
-	}
 	count(live == 0);
 	if (kmemleak)
 		kmemleak_check();
