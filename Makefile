@@ -2,22 +2,20 @@
 # bpf_rtguard: build the patched guest kernel, the module, the tests and the
 # initramfs, then boot the guest under QEMU.
 #
-#   make run      build everything, boot, show the demo
-#   make check    build everything, boot, run the test suite
-#   make bench    build everything, boot, run the benchmarks
-#   make shell    build everything, boot to a guest shell
+#   make run          build everything, boot, show the demo
+#   make check        build everything, boot, run the test suite
+#                     (TESTS=test[/subtest],... runs a selection)
+#   make check-debug  the same suite on the debug kernel (KASAN, kmemleak, ...)
+#   make bench        build everything, boot, run the benchmarks
+#   make shell        build everything, boot to a guest shell
 #
-# The kernel tree and its build live in $(RTGUARD_CACHE), outside the
-# repository; every step rebuilds only what changed.
+# Every setting (RTGUARD_CACHE, OUT, CLANG, RTG_FLAVOR) has its default in
+# scripts/common.sh; this file only calls the scripts (make passes
+# VAR=value arguments on to them in the environment), and every step
+# rebuilds only what changed.
 
-export RTGUARD_CACHE ?= /var/cache/bpf_rtguard
-KSRC := $(RTGUARD_CACHE)/linux-source-6.12
-KOBJ := $(RTGUARD_CACHE)/build
-TOOLS := $(RTGUARD_CACHE)/tools
-export OUT := $(CURDIR)/build
-
-.PHONY: all setup kernel tools module tests initramfs run check bench shell \
-	checkpatch clean
+.PHONY: all setup kernel tools module tests initramfs run check check-debug \
+	bench shell checkpatch clean
 
 all: initramfs
 
@@ -31,30 +29,31 @@ tools: kernel
 	scripts/build-tools.sh
 
 module: kernel
-	$(MAKE) -s -C $(KOBJ) M=$(CURDIR) modules
+	scripts/build-module.sh
 
 tests: tools
-	$(MAKE) -s -C tests KSRC=$(KSRC) KOBJ=$(KOBJ) TOOLS=$(TOOLS) \
-		OUT=$(OUT)/tests
+	scripts/build-tests.sh
 
 initramfs: module tests
 	scripts/mkinitramfs.sh
 
 run: initramfs
-	scripts/run-guest.sh demo $(OUT)/guest-demo.log
+	scripts/run-guest.sh demo
 
 check: initramfs
 	scripts/check.sh
 
+check-debug:
+	$(MAKE) --no-print-directory RTG_FLAVOR=debug check
+
 bench: initramfs
-	scripts/run-guest.sh bench $(OUT)/guest-bench.log
+	scripts/run-guest.sh bench
 
 shell: initramfs
-	scripts/run-guest.sh shell /dev/null
+	scripts/run-guest.sh shell
 
 checkpatch: kernel
 	scripts/checkpatch.sh
 
 clean:
-	$(MAKE) -s -C $(KOBJ) M=$(CURDIR) clean 2>/dev/null || true
-	rm -rf $(OUT)
+	scripts/clean.sh

@@ -1,13 +1,34 @@
 #!/bin/bash
 # Extract Debian's linux-source-6.12 into the cache, apply kpatch/*.patch in
-# order, configure it from scripts/guest.config and build bzImage and the
-# module build tree. Each step runs only when its inputs changed.
+# order, configure it (tinyconfig + the flavour's fragments, see
+# common.sh) and build bzImage and the module build tree in $KOBJ. Each
+# step runs only when its inputs changed. The whole script holds
+# $KBUILD_LOCK: one kernel build at a time on this machine.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 tarball=/usr/src/linux-source-6.12.tar.xz
 [ -f "$tarball" ] || die "$tarball missing (package linux-source-6.12)"
 mkdir -p "$CACHE"
+
+# Whether a process above this one holds the lock (flock $KBUILD_LOCK make ...)
+lock_held_above() {
+	local ino pid p
+	ino=$(stat -c %i "$KBUILD_LOCK")
+	for pid in $(awk -v ino="$ino" '$2 == "FLOCK" { n = split($6, a, ":");
+			if (a[n] == ino) print $5 }' /proc/locks); do
+		for ((p = PPID; p > 1; p = $(awk '{ print $4 }' "/proc/$p/stat"))); do
+			[ "$p" = "$pid" ] && return 0
+		done
+	done
+	return 1
+}
+
+exec 9>>"$KBUILD_LOCK"
+if ! flock -n 9 && ! lock_held_above; then
+	log "waiting for $KBUILD_LOCK (another kernel build)"
+	flock 9
+fi
 
 # 1. Pristine source, re-extracted when the Debian package changes.
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
@@ -38,23 +59,26 @@ if ! diff -rq "$TOP/kpatch" "$applied" >/dev/null 2>&1; then
 	done
 fi
 
-# 3. Configuration: tinyconfig plus the fragment, redone when it changes.
+# 3. Configuration: tinyconfig plus the fragments, redone when they change.
 mkdir -p "$KOBJ"
-cfgsum=$(sha256sum "$TOP/scripts/guest.config" | cut -d' ' -f1)
+# shellcheck disable=SC2086
+cfgsum=$(cat $FRAGMENTS | sha256sum | cut -d' ' -f1)
 if [ ! -f "$KOBJ/.config" ] || [ "$(cat "$KOBJ/.rtg-config" 2>/dev/null)" != "$cfgsum" ]; then
-	log "configuring (tinyconfig + scripts/guest.config)"
+	log "configuring $FLAVOR kernel (tinyconfig + ${FRAGMENTS//$TOP\//})"
 	make -s -C "$KSRC" O="$KOBJ" ARCH=x86_64 tinyconfig >/dev/null
+	# shellcheck disable=SC2086
 	"$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOBJ" "$KOBJ/.config" \
-		"$TOP/scripts/guest.config" >/dev/null
+		$FRAGMENTS >/dev/null
 	make -s -C "$KSRC" O="$KOBJ" ARCH=x86_64 olddefconfig
-	# every =y line of the fragment must have survived olddefconfig
-	grep -E '^CONFIG_[A-Z0-9_]+=y' "$TOP/scripts/guest.config" | while read -r l; do
+	# every =y line of the fragments must have survived olddefconfig
+	# shellcheck disable=SC2086
+	grep -hE '^CONFIG_[A-Z0-9_]+=y' $FRAGMENTS | while read -r l; do
 		grep -qx "$l" "$KOBJ/.config" || die "config: $l did not stick"
 	done
 	echo "$cfgsum" > "$KOBJ/.rtg-config"
 fi
 
 # 4. Build; make itself skips what is up to date.
-log "building bzImage and modules (-j$NPROC)"
+log "building the $FLAVOR kernel: bzImage and modules (-j$NPROC)"
 make -s -C "$KSRC" O="$KOBJ" ARCH=x86_64 -j"$NPROC" bzImage modules
 log "kernel ready: $KOBJ/arch/x86/boot/bzImage"

@@ -1,17 +1,20 @@
 #!/bin/bash
-# Run the guest test suite and judge it from the host:
-#  - boot 1 (-smp 2): every guest test;
-#  - boot 2 (-smp 4): the smp test again, so SMP bring-up is checked twice;
+# Run the guest test suite on the flavour's kernel and judge it from the host:
+#  - boot 1 (-smp 2): every guest test, or those TESTS names
+#    (test[/subtest],..., passed as rtg.tests= on the kernel command line);
+#  - boot 2 (-smp 4, only without TESTS): the smp test again, so SMP
+#    bring-up is checked twice;
 #  - per boot: the guest finished (no timeout, summary line present) and
-#    the kernel log has no warning, BUG, oops, lockdep or INFO report.
-# Ends with "N passed, N failed"; exits non-zero on any failure.
+#    the kernel log has no warning, BUG, oops, lockdep, KASAN, UBSAN,
+#    debug-objects, list corruption or kmemleak report.
+# Prints each test's time and the slowest five; ends with
+# "N passed, N failed"; exits non-zero on any failure.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
-out=${OUT:-$TOP/build}
 pass=0
 fail=0
-kernel_reports='WARNING:|BUG:|Oops|INFO:|Call Trace:|Kernel panic|general protection|possible circular|possible recursive|inconsistent lock|suspicious RCU|sleeping function called|UBSAN|KASAN'
+kernel_reports='WARNING:|BUG:|Oops|INFO:|Call Trace:|Kernel panic|general protection|possible circular|possible recursive|inconsistent lock|suspicious RCU|sleeping function called|UBSAN|KASAN|ODEBUG|list_(add|del) corruption|unreferenced object'
 
 result() {	# result NAME OK [detail]
 	if [ "$2" = 1 ]; then
@@ -24,11 +27,11 @@ result() {	# result NAME OK [detail]
 }
 
 boot() {	# boot NAME SMP [kernel args]
-	local name=$1 smp=$2 logf=$out/guest-$1.log rc
+	local name=$1 smp=$2 logf=$FOUT/guest-$1.log rc
 	shift 2
-	RTG_SMP=$smp "$TOP/scripts/run-guest.sh" check "$logf" "$@" >/dev/null
+	RTG_SMP=$smp RTG_LOG=$logf "$TOP/scripts/run-guest.sh" check "$@" >/dev/null
 	rc=$?
-	echo "=== guest boot '$name' (-smp $smp): log $logf"
+	echo "=== guest boot '$name' ($FLAVOR kernel, -smp $smp): log $logf"
 	grep -a -E '^(PASS|FAIL|--- |  )' "$logf" || true
 	pass=$((pass + $(grep -a -c '^PASS ' "$logf")))
 	fail=$((fail + $(grep -a -c '^FAIL ' "$logf")))
@@ -46,8 +49,9 @@ boot() {	# boot NAME SMP [kernel args]
 }
 
 start=$(date +%s)
-boot smp2 2
-boot smp4 4 rtg.tests=smp
+boot smp2 2 ${TESTS:+"rtg.tests=$TESTS"}
+[ -z "${TESTS:-}" ] && boot smp4 4 rtg.tests=smp
 echo "guest time: $(($(date +%s) - start)) s"
+grep -a '^slowest' "$FOUT/guest-smp2.log"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -9,19 +9,17 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
+#include <time.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "rtg_util.h"
-#include "rtg_tests.h"
+#include "rtgtest.h"
 #include "bench.skel.h"
 #include "bench_track.skel.h"
 #include "watchdog.skel.h"
-#include <time.h>
 
 #define BENCH_RUNS	2000	/* test runs per round */
 #define BENCH_ROUNDS	11
@@ -64,9 +62,8 @@ static void set_params(enum bench_variant v)
 /* Median ns per run of bench_calls; -1 on error. */
 static double measure(enum bench_variant v, long *records)
 {
-	static char pkt[64] = { [12] = 0x08 };	/* an IPv4 ethertype */
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = BENCH_RUNS,
-		    .data_in = pkt, .data_size_in = sizeof(pkt));
+		    .data_in = test_pkt, .data_size_in = sizeof(test_pkt));
 	struct bpf_link *l1 = NULL, *l2 = NULL;
 	double t[BENCH_ROUNDS], median = -1;
 	struct ring_buffer *rb = NULL;
@@ -75,13 +72,13 @@ static double measure(enum bench_variant v, long *records)
 
 	set_params(v);
 	skel = bench_bpf__open();
-	if (!CHECK(skel, "open"))
+	if (!ASSERT_OK_PTR(skel, "open bench"))
 		return -1;
 	bpf_program__set_autoload(skel->progs.kp_entry, v == V_KPROBE);
 	bpf_program__set_autoload(skel->progs.kp_exit, v == V_KPROBE);
 	bpf_program__set_autoload(skel->progs.fe_entry, v == V_FENTRY);
 	bpf_program__set_autoload(skel->progs.fe_exit, v == V_FENTRY);
-	if (!CHECK(!bench_bpf__load(skel), "load: %s", strerror(errno)))
+	if (!ASSERT_OK(bench_bpf__load(skel), "load bench"))
 		goto out;
 	if (v == V_KPROBE) {
 		l1 = bpf_program__attach(skel->progs.kp_entry);
@@ -90,14 +87,15 @@ static double measure(enum bench_variant v, long *records)
 		l1 = bpf_program__attach(skel->progs.fe_entry);
 		l2 = bpf_program__attach(skel->progs.fe_exit);
 	}
-	if ((v == V_KPROBE || v == V_FENTRY) && !CHECK(l1 && l2, "attach"))
+	if ((v == V_KPROBE || v == V_FENTRY) &&
+	    (!ASSERT_OK_PTR(l1, "attach entry") || !ASSERT_OK_PTR(l2, "attach exit")))
 		goto out;
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.records), count_record,
 			      records, NULL);
 	fd = bpf_program__fd(skel->progs.bench_calls);
 	for (i = 0; i < BENCH_ROUNDS; i++) {
-		if (!CHECK(!bpf_prog_test_run_opts(fd, &opts) && opts.retval == 0,
-			   "run: %s", strerror(errno)))
+		if (!ASSERT_OK(bpf_prog_test_run_opts(fd, &opts), "run") ||
+		    !ASSERT_EQ(opts.retval, 0, "bench_calls' return"))
 			goto out;
 		t[i] = opts.duration;
 		if (rb)
@@ -115,13 +113,13 @@ out:
 	return median;
 }
 
+WITH_MODULE(bench_calls, "");
 void bench_calls(void)
 {
 	double ns[V_NR];
 	long records[V_NR] = {};
 	int v;
 
-	REQUIRE(!mod_load(MOD_RTGUARD, NULL), "insmod");
 	for (v = 0; v < V_NR; v++)
 		ns[v] = measure(v, &records[v]);
 	system("/rtg/rtg-strace --disable");
@@ -138,7 +136,6 @@ void bench_calls(void)
 	printf("  per recorded call, debug mode costs %.2fx the kprobe way and %.2fx the fentry way\n",
 	       (ns[V_DEBUG] - ns[V_BASE]) / (ns[V_KPROBE] - ns[V_BASE]),
 	       (ns[V_DEBUG] - ns[V_BASE]) / (ns[V_FENTRY] - ns[V_BASE]));
-	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
 }
 
 #define TRACK_PROGS 7
@@ -151,9 +148,8 @@ static const char *const track_progs[TRACK_PROGS] = {
 /* ns per run of one tc program: one round of BENCH_RUNS runs. */
 static double time_tc_once(int fd)
 {
-	static char pkt[64] = { [12] = 0x08 };
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = BENCH_RUNS,
-		    .data_in = pkt, .data_size_in = sizeof(pkt));
+		    .data_in = test_pkt, .data_size_in = sizeof(test_pkt));
 
 	if (bpf_prog_test_run_opts(fd, &opts) || opts.retval)
 		return -1;
@@ -200,11 +196,8 @@ struct all_cpus {
 static void *time_on_cpu(void *arg)
 {
 	struct all_cpus *a = arg;
-	cpu_set_t set;
 
-	CPU_ZERO(&set);
-	CPU_SET(a->cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	pin_cpu(a->cpu);
 	a->ns = time_tc(a->fd);
 	return NULL;
 }
@@ -212,7 +205,7 @@ static void *time_on_cpu(void *arg)
 /* Mean over CPUs of the median ns per run, the program running on all at once. */
 static double time_tc_all_cpus(int fd)
 {
-	int ncpu = sysconf(_SC_NPROCESSORS_ONLN), i;
+	int ncpu = ncpus(), i;
 	struct all_cpus a[16];
 	pthread_t th[16];
 	double sum = 0;
@@ -240,7 +233,7 @@ static bool time_track_progs(double ns[2][TRACK_PROGS], double all[2])
 	for (t = 0; t < 2; t++) {
 		param_write("track", t ? "1" : "0");
 		skel[t] = bench_track_bpf__open_and_load();
-		if (!CHECK(skel[t], "load: %s", strerror(errno)))
+		if (!ASSERT_OK_PTR(skel[t], "load bench_track"))
 			goto out;
 	}
 	for (i = 0; i < TRACK_PROGS; i++) {
@@ -253,7 +246,8 @@ static bool time_track_progs(double ns[2][TRACK_PROGS], double all[2])
 			fd[t] = p ? bpf_program__fd(p) : -1;
 		}
 		time_tc_pair(fd[0], fd[1], &ns[0][i], &ns[1][i]);
-		CHECK(ns[0][i] > 0 && ns[1][i] > 0, "%s did not run", track_progs[i]);
+		ASSERT_GT(ns[0][i], 0, "%s untracked, ns", track_progs[i]);
+		ASSERT_GT(ns[1][i], 0, "%s tracked, ns", track_progs[i]);
 	}
 	for (t = 0; t < 2; t++)
 		all[t] = time_tc_all_cpus(bpf_program__fd(skel[t]->progs.pairs_task));
@@ -265,14 +259,14 @@ out:
 	return ok;
 }
 
+WITH_MODULE(bench_track, "");
 void bench_track(void)
 {
 	double ns[2][TRACK_PROGS], all[2], atomic;
 	int i;
 
-	REQUIRE(!mod_load(MOD_RTGUARD, NULL), "insmod");
 	if (!time_track_progs(ns, all))
-		goto out;
+		return;
 	atomic = (ns[0][5] - ns[0][6]) / 10;
 	printf("bench: tracking, 10 acquire+release pairs per run (tc test runs), %d runs x %d rounds,\n"
 	       "       untracked and tracked timed in alternating rounds, median\n",
@@ -292,8 +286,6 @@ void bench_track(void)
 	printf("  yardstick: one BPF atomic add on a map value costs %.1f ns over a plain add (%.0f vs %.0f ns per 10)\n",
 	       atomic, ns[0][5], ns[0][6]);
 	printf("  (one pair is two hooked calls, acquire and release; with N held, a run makes 10 + N tracked pairs)\n");
-out:
-	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
 }
 
 /* Loads of bench.bpf.o's bench_calls under the given parameters. */
@@ -318,6 +310,7 @@ static struct bench_bpf *bench_calls_load(const char *track, const char *wd_ms)
 
 #define STOPS 9
 
+WITH_MODULE(bench_watchdog, "");
 void bench_watchdog(void)
 {
 	struct bench_bpf *plain, *guarded;
@@ -325,10 +318,9 @@ void bench_watchdog(void)
 	struct watchdog_bpf *wd;
 	int i;
 
-	REQUIRE(!mod_load(MOD_RTGUARD, NULL), "insmod");
 	plain = bench_calls_load("0", "0");
 	guarded = bench_calls_load("1", "60000");	/* armed, never firing */
-	if (CHECK(plain && guarded, "load: %s", strerror(errno))) {
+	if (ASSERT_OK_PTR(plain, "load untracked") & ASSERT_OK_PTR(guarded, "load tracked")) {
 		time_tc_pair(bpf_program__fd(plain->progs.bench_calls),
 			     bpf_program__fd(guarded->progs.bench_calls), &base, &armed);
 		printf("bench: watchdog, 10 kfunc calls per run (tc test runs), %d runs x %d rounds, median\n",
@@ -343,9 +335,9 @@ void bench_watchdog(void)
 	param_write("watchdog_ms", "50");
 	param_write("track", "1");
 	wd = watchdog_bpf__open();
-	if (CHECK(wd, "open")) {
+	if (ASSERT_OK_PTR(wd, "open watchdog")) {
 		wd->bss->target_pid = getpid();
-		if (CHECK(!watchdog_bpf__load(wd), "load: %s", strerror(errno))) {
+		if (ASSERT_OK(watchdog_bpf__load(wd), "load watchdog")) {
 			for (i = 0; i < STOPS; i++) {
 				LIBBPF_OPTS(bpf_test_run_opts, opts);
 				struct timespec a, b;
@@ -355,8 +347,7 @@ void bench_watchdog(void)
 				clock_gettime(CLOCK_MONOTONIC, &b);
 				lat[i] = (b.tv_sec - a.tv_sec) * 1e3 +
 					 (b.tv_nsec - a.tv_nsec) / 1e6 - 50;
-				CHECK((int)opts.retval == -ETIMEDOUT, "stop %d returned %d", i,
-				      (int)opts.retval);
+				ASSERT_EQ((int)opts.retval, -ETIMEDOUT, "stop %d's return", i);
 			}
 			qsort(lat, STOPS, sizeof(lat[0]), cmp_double);
 			printf("  stop latency over %d stops (budget 50 ms, run to return): min %.2f ms, median %.2f ms, max %.2f ms\n",
@@ -366,5 +357,4 @@ void bench_watchdog(void)
 	}
 	param_write("watchdog_ms", "0");
 	param_write("track", "0");
-	CHECK(!mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
 }

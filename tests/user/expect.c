@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "expect.h"
+
+bool track_events_start(void)
+{
+	return ASSERT_OK(trace_event_enable("bpf_rtguard/rtg_acquire", true),
+			 "enable rtg_acquire") &&
+	       ASSERT_OK(trace_event_enable("bpf_rtguard/rtg_release", true),
+			 "enable rtg_release") &&
+	       ASSERT_OK(trace_clear(), "empty the trace buffer");
+}
+
+void track_events_stop(void)
+{
+	trace_event_enable("bpf_rtguard", false);
+}
+
+bool expect_event(const struct track_event *ev, int n, int i, bool acquire,
+		  const char *func, uint64_t obj)
+{
+	if (!ASSERT_LT(i, n, "event %d present", i))
+		return false;
+	return ASSERT_EQ(ev[i].acquire, acquire, "event %d is an %s", i,
+			 acquire ? "acquire" : "release") &
+	       ASSERT_STREQ(ev[i].func, func, "event %d's function", i) &
+	       (!obj || ASSERT_EQ(ev[i].obj, obj, "event %d's object", i));
+}
+
+void expect_clean(const char *what, uint32_t id)
+{
+	static struct rtg_held h;
+
+	if (!ASSERT_OK(held_find(id, &h), "%s: program %u in held", what, id))
+		return;
+	ASSERT_STREQ(h.text, "", "%s: the program's runs after the run", what);
+	ASSERT_EQ(h.exhausted, 0, "%s: pool exhausted", what);
+	ASSERT_EQ(h.unmatched, 0, "%s: unmatched releases", what);
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What several tests do: load and unload modules, write parameters, run a
+ * program once, read dmesg, pin a thread to a CPU. They return 0 or a
+ * negative errno and assert nothing: the tests do.
+ */
+#ifndef _RTG_HELPERS_H
+#define _RTG_HELPERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct bpf_program;
+
+#define MOD_RTGUARD "bpf_rtguard"
+#define MOD_TESTMOD "rtg_testmod"
+
+/* Modules live in /rtg/NAME.ko in the guest. */
+int mod_load(const char *name, const char *params);
+int mod_unload(const char *name);
+/*
+ * Programs are freed after an RCU grace period and a work item: retry
+ * while delete_module() says in use (EWOULDBLOCK), up to timeout_ms.
+ */
+int mod_unload_wait(const char *name, int timeout_ms);
+bool mod_loaded(const char *name);
+
+int write_file(const char *path, const char *val);
+int read_u64(const char *path, uint64_t *val);
+/* bpf_rtguard's module parameters, read without the newline */
+int param_write(const char *param, const char *val);
+int param_read(const char *param, char *buf, size_t len);
+
+uint64_t kallsyms_addr(const char *name);
+uint32_t prog_id(int prog_fd);
+uint32_t prog_id_of(const struct bpf_program *prog);
+
+/* Ethernet + IPv4 + TCP, enough for the flow dissector and skb helpers */
+extern const uint8_t test_pkt[54];
+
+/*
+ * Run a program once with BPF_PROG_TEST_RUN (tc programs on test_pkt):
+ * its return value, or -errno when the run itself failed.
+ */
+int run_prog(const struct bpf_program *prog);
+/* The same, and how long the run took, in ms. */
+int run_prog_timed(const struct bpf_program *prog, double *ms);
+double now_ms(void);
+
+/* The kernel log (the whole ring buffer; a static buffer) */
+const char *dmesg_read(void);
+bool dmesg_has(const char *text);
+int dmesg_count(const char *text);
+
+int ncpus(void);
+/* Pin the calling thread to one CPU. */
+int pin_cpu(int cpu);
+
+/* A TCP listener on 127.0.0.1 and its port; the fd or -errno. */
+int listen_loopback(uint16_t *port);
+
+/* tracefs: enable or disable an event ("bpf_rtguard/rtg_acquire"), empty the buffer */
+int trace_event_enable(const char *event, bool on);
+int trace_clear(void);
+
+#endif

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One parser per file the tests read: bpf_rtguard's debugfs files (calls,
+ * progs, held, pairing, unpaired, kfuncs), its trace events, rtg-strace's
+ * output and rtg_testmod's counters. When a format changes, this file and
+ * parsers.c are the only places to change.
+ */
+#ifndef _RTG_PARSERS_H
+#define _RTG_PARSERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* bpf_rtguard/calls: one line per hooked call site */
+struct rtg_call_site {
+	uint32_t prog_id;
+	char prog[32];
+	uint32_t insn;
+	uint64_t count;
+	char func[64];	/* without a " [module]" suffix */
+};
+
+/* The sites, up to max; their number or -errno. */
+int calls_read(struct rtg_call_site *sites, int max);
+
+/* bpf_rtguard/progs: one line per hooked program image */
+struct rtg_prog_line {
+	uint32_t id, func_idx, sites, max_refs;
+	int debug_mode;
+	char name[32];
+};
+
+/* The line of program id (its first image); 0 or -ENOENT/-errno. */
+int progs_find(uint32_t id, struct rtg_prog_line *pl);
+
+/* bpf_rtguard/held: a tracked program's counters and its in-flight runs */
+struct rtg_held {
+	char name[32];
+	unsigned int slots, runs;
+	long exhausted, unmatched, stops, released;
+	int nruns;		/* "run pid=" lines under the program */
+	char text[16384];	/* the indented lines under it, verbatim */
+};
+
+/* Program id's entry; 0 or -ENOENT/-errno. */
+int held_find(uint32_t id, struct rtg_held *h);
+
+/*
+ * bpf_rtguard/pairing ("acquire btf ...") and unpaired ("acquire btf: why"):
+ * the line for an acquiring function of a BTF (any BTF if btf is NULL).
+ */
+bool pairing_find(const char *acquire, const char *btf, char *line, size_t len);
+bool unpaired_find(const char *acquire, const char *btf, char *line, size_t len);
+
+/* bpf_rtguard/kfuncs: every registered kfunc with its flags */
+struct rtg_kfunc {
+	char name[64];
+	char btf[64];
+	unsigned int flags;
+};
+
+#define KF_ACQUIRE	(1 << 0)
+#define KF_ITER_NEW	(1 << 8)
+
+/* The kfuncs, up to max; their number or -errno. */
+int kfuncs_read(struct rtg_kfunc *kf, int max);
+
+/* Trace events bpf_rtguard:rtg_acquire and rtg_release */
+struct track_event {
+	bool acquire;
+	uint32_t insn;
+	uint64_t obj;
+	int acq_insn;	/* releases: the acquiring site, -1 if none */
+	char func[64];
+};
+
+/* Program id's events in the trace buffer, in order; their number or -errno. */
+int track_events_read(uint32_t id, struct track_event *ev, int max);
+/* How many rtg_release events name func (any program) */
+int track_releases_of(const char *func);
+
+/*
+ * rtg-strace's output for one program: one line per call,
+ * "[   time] name+insn func(args) = ret <dur>". Returns the number of
+ * lines (the array is reused by the next call), or -errno; *lost gets the
+ * events lost (~0 when unknown) if lost is set.
+ */
+#define STRACE "/rtg/rtg-strace"
+int strace_start(void);		/* empty the buffer, enable rtg_call */
+void strace_stop(void);		/* disable rtg_call */
+int strace_lines(uint32_t id, char ***lines, unsigned long long *lost);
+/* The part of a line after "name+insn ": "func(args) = ret <dur>" */
+const char *strace_call(const char *line);
+
+/* rtg_testmod's debugfs counters and switches */
+#define TESTMOD_DIR "/sys/kernel/debug/rtg_testmod/"
+int testmod_live(uint64_t *live);	/* objects handed out, not put */
+int testmod_waiting(uint64_t *n);	/* runs blocked in rtg_test_wait() */
+int testmod_go(bool go);		/* let blocked runs go on, or not */
+/* task_usage: write a pid, read that task's usage count */
+int testmod_task_usage(int pid, uint64_t *usage);
+
+#endif

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Bad input: module parameters that are refused with EINVAL (at insmod
+ * time and when written), and loading with BPF_F_DEBUG_MODE, which needs
+ * CAP_PERFMON or CAP_SYS_ADMIN. No BPF object: the programs are two
+ * instructions built here.
+ */
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "rtgtest.h"
+
+#ifndef BPF_F_DEBUG_MODE
+#error "BPF_F_DEBUG_MODE missing from the uapi header: build against the patched tree"
+#endif
+
+WITH_MODULE(test_param_einval, "");
+void test_param_einval(void)
+{
+	char val[16];
+
+	ASSERT_EQ(param_write("hook_all", "maybe\n"), -EINVAL, "hook_all=maybe");
+	ASSERT_TRUE(dmesg_has("bpf_rtguard: hook_all: 'maybe' is not a boolean"),
+		    "dmesg line for the refused write");
+	ASSERT_EQ(param_write("hook_all", "2"), -EINVAL, "hook_all=2");
+	ASSERT_OK(param_read("hook_all", val, sizeof(val)), "read hook_all");
+	ASSERT_STREQ(val, "N", "hook_all after refused writes");
+	ASSERT_OK(param_write("hook_all", "1\n"), "hook_all=1");
+	ASSERT_OK(param_read("hook_all", val, sizeof(val)), "read hook_all");
+	ASSERT_STREQ(val, "Y", "hook_all after writing 1");
+}
+
+/* The test loads bpf_rtguard itself: first with values it must refuse. */
+void test_debug_param_einval(void)
+{
+	char val[16];
+
+	ASSERT_EQ(mod_load(MOD_RTGUARD, "debug=verbose"), -EINVAL, "insmod debug=verbose");
+	ASSERT_EQ(mod_load(MOD_RTGUARD, "debug"), -EINVAL, "insmod debug (no value)");
+	if (!ASSERT_OK(mod_load(MOD_RTGUARD, NULL), "insmod"))
+		return;
+	ASSERT_OK(param_read("debug", val, sizeof(val)), "read debug");
+	ASSERT_STREQ(val, "flag", "default debug mode");
+	ASSERT_EQ(param_write("debug", "verbose\n"), -EINVAL, "debug=verbose");
+	ASSERT_TRUE(dmesg_has("bpf_rtguard: debug: 'verbose' is not one of off, flag, all"),
+		    "dmesg line for the refused value");
+	ASSERT_OK(param_read("debug", val, sizeof(val)), "read debug");
+	ASSERT_STREQ(val, "flag", "debug after a refused write");
+	ASSERT_OK(param_write("debug", "all"), "debug=all");
+	ASSERT_OK(param_read("debug", val, sizeof(val)), "read debug");
+	ASSERT_STREQ(val, "all", "debug after writing all");
+	ASSERT_OK(mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
+}
+
+static int load_syscall_prog(__u32 flags)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	/* syscall programs must be sleepable */
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .prog_flags = flags | BPF_F_SLEEPABLE);
+	int fd;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_SYSCALL, "dbg_flag", "GPL", insns, 2, &opts);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+static int set_effective(__u32 drop0, __u32 drop1)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	data[0].effective = data[0].permitted & ~drop0;
+	data[1].effective = data[1].permitted & ~drop1;
+	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
+}
+
+/* Needs no module: the flag is the kernel's (patch 2). */
+void test_debug_mode_eperm(void)
+{
+	ASSERT_OK(load_syscall_prog(BPF_F_DEBUG_MODE), "privileged load with the flag");
+
+	/* keep CAP_BPF, drop CAP_SYS_ADMIN (word 0) and CAP_PERFMON (word 1) */
+	if (!ASSERT_OK(set_effective(1u << CAP_SYS_ADMIN, 1u << (CAP_PERFMON - 32)),
+		       "capset"))
+		return;
+	ASSERT_EQ(load_syscall_prog(BPF_F_DEBUG_MODE), -EPERM,
+		  "load with the flag, without CAP_PERFMON");
+	ASSERT_OK(load_syscall_prog(0), "the same load without the flag");
+
+	/* CAP_PERFMON alone is enough */
+	if (!ASSERT_OK(set_effective(1u << CAP_SYS_ADMIN, 0), "capset"))
+		return;
+	ASSERT_OK(load_syscall_prog(BPF_F_DEBUG_MODE), "load with the flag and CAP_PERFMON");
+	set_effective(0, 0);
+}

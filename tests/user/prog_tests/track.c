@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Tracking of track.bpf.c: the exact acquire/release events of the seed
+ * scenarios, empty tables after each run, a mid-run snapshot of what a
+ * blocked sleepable program holds, nesting, all CPUs at once, and a full
+ * pool of run tables.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "expect.h"
+#include "track.skel.h"
+
+/* track.bpf.o, loaded with the tests' pid as target_pid and inner_pid. */
+static struct track_bpf *track_load(void)
+{
+	struct track_bpf *skel = track_bpf__open();
+
+	if (!ASSERT_OK_PTR(skel, "open track"))
+		return NULL;
+	skel->bss->target_pid = getpid();
+	skel->bss->inner_pid = getpid();
+	if (ASSERT_OK(track_bpf__load(skel), "load track"))
+		return skel;
+	track_bpf__destroy(skel);
+	return NULL;
+}
+
+static void seed_simple(struct track_bpf *skel)
+{
+	uint32_t id = prog_id_of(skel->progs.track_simple);
+	struct track_event ev[32];
+	int n;
+
+	/* a task and a cpumask, released in reverse order */
+	if (!track_events_start())
+		return;
+	ASSERT_EQ(run_prog(skel->progs.track_simple), 0, "simple run");
+	n = track_events_read(id, ev, 32);
+	ASSERT_EQ(n, 4, "simple: events");
+	expect_event(ev, n, 0, true, "bpf_task_from_pid", skel->bss->seen[0]);
+	expect_event(ev, n, 1, true, "bpf_cpumask_create", skel->bss->seen[1]);
+	if (expect_event(ev, n, 2, false, "bpf_cpumask_release", skel->bss->seen[1]))
+		ASSERT_EQ(ev[2].acq_insn, (int)ev[1].insn, "cpumask released as acquired at");
+	if (expect_event(ev, n, 3, false, "bpf_task_release", skel->bss->seen[0]))
+		ASSERT_EQ(ev[3].acq_insn, (int)ev[0].insn, "task released as acquired at");
+	expect_clean("simple", id);
+}
+
+static void seed_branch(struct track_bpf *skel)
+{
+	uint32_t id = prog_id_of(skel->progs.track_branch);
+	struct track_event ev[32];
+	int n, i;
+
+	/* each path's pair, and nothing of the other path */
+	for (i = 0; i < 2; i++) {
+		skel->bss->branch = i;
+		if (!track_events_start())
+			return;
+		ASSERT_EQ(run_prog(skel->progs.track_branch), 0, "branch %d run", i);
+		n = track_events_read(id, ev, 32);
+		ASSERT_EQ(n, 2, "branch %d: events", i);
+		expect_event(ev, n, 0, true, i ? "bpf_task_from_pid" : "rtg_test_obj_get",
+			     skel->bss->seen[0]);
+		expect_event(ev, n, 1, false, i ? "bpf_task_release" : "rtg_test_obj_put",
+			     skel->bss->seen[0]);
+	}
+	expect_clean("branch", id);
+}
+
+static void seed_loop(struct track_bpf *skel)
+{
+	uint32_t id = prog_id_of(skel->progs.track_loop);
+	struct track_event ev[32];
+	int n, i;
+
+	/* the iterator held around three task pairs */
+	if (!track_events_start())
+		return;
+	ASSERT_EQ(run_prog(skel->progs.track_loop), 0, "loop run");
+	n = track_events_read(id, ev, 32);
+	ASSERT_EQ(n, 8, "loop: events");
+	expect_event(ev, n, 0, true, "bpf_iter_num_new", 0);
+	for (i = 0; i < 3; i++) {
+		expect_event(ev, n, 1 + 2 * i, true, "bpf_task_from_pid", skel->bss->seen[i]);
+		expect_event(ev, n, 2 + 2 * i, false, "bpf_task_release", skel->bss->seen[i]);
+	}
+	if (expect_event(ev, n, 7, false, "bpf_iter_num_destroy", 0))
+		ASSERT_EQ(ev[7].obj, ev[0].obj, "iterator destroyed vs created");
+	expect_clean("loop", id);
+	for (i = 0; i < n; i++)
+		printf("  %s %s insn %u obj %#lx\n", ev[i].acquire ? "acquire" : "release",
+		       ev[i].func, ev[i].insn, ev[i].obj);
+}
+
+WITH_MODULE(test_track_seeds, "track=1");
+void test_track_seeds(void)
+{
+	struct track_bpf *skel = track_load();
+
+	if (!skel)
+		return;
+	if (test__start_subtest("simple"))
+		seed_simple(skel);
+	if (test__start_subtest("branch"))
+		seed_branch(skel);
+	if (test__start_subtest("loop"))
+		seed_loop(skel);
+	track_events_stop();
+	track_bpf__destroy(skel);
+}
+
+static void *block_thread(void *arg)
+{
+	return (void *)(long)run_prog(((struct track_bpf *)arg)->progs.track_block);
+}
+
+/* track.bpf.o loaded, rtg_test_wait() made to block, the live objects before. */
+static struct track_bpf *block_setup(uint64_t *live0)
+{
+	struct track_bpf *skel;
+
+	ASSERT_OK(testmod_live(live0), "live objects");
+	if (!ASSERT_OK(testmod_go(false), "go=0"))
+		return NULL;
+	skel = track_bpf__open_and_load();
+	ASSERT_OK_PTR(skel, "load track");
+	return skel;
+}
+
+/* Wait up to ms for n runs to block in rtg_test_wait(); how many did. */
+static uint64_t wait_blocked(uint64_t n, int ms)
+{
+	uint64_t waiting = 0;
+	int i;
+
+	for (i = 0; i < ms / 10 && waiting < n; i++) {
+		usleep(10000);
+		testmod_waiting(&waiting);
+	}
+	return waiting;
+}
+
+WITH_MODULE(test_track_snapshot, "track=1");
+void test_track_snapshot(void)
+{
+	uint64_t live0 = 0, live1 = 0;
+	static struct rtg_held h;
+	struct track_bpf *skel;
+	char want[160];
+	uint32_t id;
+	pthread_t th;
+	void *ret;
+
+	skel = block_setup(&live0);
+	if (!skel)
+		return;
+	id = prog_id_of(skel->progs.track_block);
+	pthread_create(&th, NULL, block_thread, skel);
+	if (ASSERT_EQ(wait_blocked(1, 5000), 1, "runs blocked")) {
+		ASSERT_OK(held_find(id, &h), "track_block in held");
+		printf("  mid-run snapshot of track_block (prog %u):\n%s", id, h.text);
+		snprintf(want, sizeof(want),
+			 "    %#lx rtg_test_obj_get [rtg_testmod] release=rtg_test_obj_put insn=",
+			 (unsigned long)skel->bss->seen[0]);
+		ASSERT_HAS_STR(h.text, want, "the held object in the snapshot");
+		ASSERT_HAS_STR(h.text, " held=1\n", "the run holds one thing");
+		ASSERT_OK(testmod_live(&live1), "live objects");
+		ASSERT_EQ(live1, live0 + 1, "live objects while blocked");
+	}
+	ASSERT_OK(testmod_go(true), "go=1");
+	pthread_join(th, &ret);
+	ASSERT_EQ((long)ret, 0, "track_block's return");
+	expect_clean("after the blocked run", id);
+	ASSERT_OK(testmod_live(&live1), "live objects");
+	ASSERT_EQ(live1, live0, "live objects after the run");
+	track_bpf__destroy(skel);
+}
+
+WITH_MODULE(test_track_nesting, "track=1");
+void test_track_nesting(void)
+{
+	struct track_event ev[16];
+	struct track_bpf *skel;
+	struct bpf_link *link;
+	uint32_t outer, inner;
+	int n;
+
+	skel = track_load();
+	if (!skel)
+		return;
+	link = bpf_program__attach(skel->progs.track_inner);
+	if (!ASSERT_OK_PTR(link, "attach track_inner"))
+		goto out;
+	if (track_events_start())
+		ASSERT_EQ(run_prog(skel->progs.track_outer), 0, "outer run");
+	bpf_link__destroy(link);
+	outer = prog_id_of(skel->progs.track_outer);
+	inner = prog_id_of(skel->progs.track_inner);
+	n = track_events_read(outer, ev, 16);
+	ASSERT_EQ(n, 2, "outer: events");
+	expect_event(ev, n, 0, true, "rtg_test_obj_get", skel->bss->seen[0]);
+	expect_event(ev, n, 1, false, "rtg_test_obj_put", skel->bss->seen[0]);
+	n = track_events_read(inner, ev, 16);
+	ASSERT_EQ(n, 2, "inner: events");
+	expect_event(ev, n, 0, true, "rtg_test_obj_get", skel->bss->seen[1]);
+	expect_event(ev, n, 1, false, "rtg_test_obj_put", skel->bss->seen[1]);
+	expect_clean("outer", outer);
+	expect_clean("inner", inner);
+	printf("  outer prog %u held %#lx while inner prog %u took and gave back %#lx\n",
+	       outer, (unsigned long)skel->bss->seen[0], inner,
+	       (unsigned long)skel->bss->seen[1]);
+out:
+	track_events_stop();
+	track_bpf__destroy(skel);
+}
+
+#define STRESS_SECONDS 3
+
+static volatile bool stress_stop;
+
+static void *stress_thread(void *arg)
+{
+	struct track_bpf *skel = arg;
+	static int cpu_next;
+	long runs = 0, bad = 0;
+
+	pin_cpu(__sync_fetch_and_add(&cpu_next, 1) % ncpus());
+	while (!stress_stop) {
+		bad += run_prog(skel->progs.track_branch) != 0;
+		bad += run_prog(skel->progs.track_simple) != 0;
+		runs += 2;
+	}
+	return (void *)(bad ? -bad : runs);
+}
+
+WITH_MODULE(test_track_concurrency, "track=1");
+void test_track_concurrency(void)
+{
+	int ncpu = ncpus(), i;
+	uint64_t live0 = 0, live1 = 1;
+	struct track_bpf *skel;
+	long total = 0;
+	pthread_t th[16];
+	void *ret;
+
+	if (!ASSERT_GE(ncpu, 2, "CPUs") || !ASSERT_LE(ncpu, 16, "CPUs"))
+		return;
+	ASSERT_OK(testmod_live(&live0), "live objects");
+	skel = track_load();
+	if (!skel)
+		return;
+	stress_stop = false;
+	for (i = 0; i < ncpu; i++)
+		pthread_create(&th[i], NULL, stress_thread, skel);
+	sleep(STRESS_SECONDS);
+	stress_stop = true;
+	for (i = 0; i < ncpu; i++) {
+		pthread_join(th[i], &ret);
+		ASSERT_GT((long)ret, 0, "thread %d's runs (negative: failed runs)", i);
+		total += (long)ret;
+	}
+	expect_clean("branch, all CPUs", prog_id_of(skel->progs.track_branch));
+	expect_clean("simple, all CPUs", prog_id_of(skel->progs.track_simple));
+	ASSERT_OK(testmod_live(&live1), "live objects");
+	ASSERT_EQ(live1, live0, "live objects after the runs");
+	printf("  %ld tracked runs on %d CPUs in %d s, tables empty, no leak\n", total,
+	       ncpu, STRESS_SECONDS);
+	track_bpf__destroy(skel);
+}
+
+#define BLOCKERS 30
+
+WITH_MODULE(test_track_pool_exhausted, "track=1");
+void test_track_pool_exhausted(void)
+{
+	uint64_t live0 = 0, live1 = 1;
+	static struct rtg_held h;
+	struct track_bpf *skel;
+	pthread_t th[BLOCKERS];
+	long bad = 0, exhausted;
+	char needle[96];
+	int i, nruns;
+	uint32_t id;
+	void *ret;
+
+	skel = block_setup(&live0);
+	if (!skel)
+		return;
+	id = prog_id_of(skel->progs.track_block);
+	for (i = 0; i < BLOCKERS; i++)
+		pthread_create(&th[i], NULL, block_thread, skel);
+	ASSERT_EQ(wait_blocked(BLOCKERS, 10000), BLOCKERS, "runs blocked");
+	ASSERT_OK(held_find(id, &h), "track_block in held");
+	nruns = h.nruns;
+	exhausted = h.exhausted;
+	printf("  %d runs blocked holding an object: %d tracked, %ld found the pool exhausted\n",
+	       BLOCKERS, nruns, exhausted);
+	ASSERT_LT(nruns, BLOCKERS, "run tables in use");
+	ASSERT_EQ(exhausted, BLOCKERS - nruns, "runs that found the pool exhausted");
+	ASSERT_OK(testmod_go(true), "go=1");
+	for (i = 0; i < BLOCKERS; i++) {
+		pthread_join(th[i], &ret);
+		bad += ret != NULL;
+	}
+	ASSERT_EQ(bad, 0, "failed runs");
+	ASSERT_OK(held_find(id, &h), "track_block in held");
+	ASSERT_STREQ(h.text, "", "tables left in use");
+	/* the untracked runs' releases match nothing: counted, not acted on */
+	ASSERT_EQ(h.unmatched, BLOCKERS - nruns, "unmatched releases");
+	snprintf(needle, sizeof(needle), "bpf_rtguard: prog %u track_block: no free run table", id);
+	ASSERT_EQ(dmesg_count(needle), 1, "times '%s' is in dmesg", needle);
+	ASSERT_OK(testmod_live(&live1), "live objects");
+	ASSERT_EQ(live1, live0, "live objects after the runs");
+	track_bpf__destroy(skel);
+}

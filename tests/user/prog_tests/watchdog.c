@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Watchdog on watchdog.bpf.c: runaway programs are stopped within the
+ * budget, everything they held is released exactly once, and they return
+ * the documented value; programs that behave, or run with the watchdog
+ * off, are untouched.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <unistd.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "expect.h"
+#include "watchdog.skel.h"
+
+#define STOP_MARGIN_MS 3000	/* TCG: detection, unwinding, a slow guest */
+
+static struct watchdog_bpf *wd_load(void)
+{
+	struct watchdog_bpf *skel = watchdog_bpf__open();
+
+	if (!ASSERT_OK_PTR(skel, "open watchdog"))
+		return NULL;
+	skel->bss->target_pid = getpid();
+	if (ASSERT_OK(watchdog_bpf__load(skel), "load watchdog"))
+		return skel;
+	watchdog_bpf__destroy(skel);
+	return NULL;
+}
+
+/*
+ * Run prog and expect a stop: within budget + margin, the return value
+ * want, released things given back (-1: not counted), nothing left, live
+ * objects as before, and a dmesg line saying how.
+ */
+static void expect_stop(struct bpf_program *prog, int budget_ms, int want,
+			long released, const char *how)
+{
+	const char *name = bpf_program__name(prog);
+	uint32_t id = prog_id_of(prog);
+	uint64_t live0 = 0, live1 = 1;
+	static struct rtg_held h;
+	char needle[128];
+	double ms;
+	int ret;
+
+	ASSERT_OK(testmod_live(&live0), "live objects");
+	ret = run_prog_timed(prog, &ms);
+	printf("  %s: returned %d after %.0f ms\n", name, ret, ms);
+	ASSERT_EQ(ret, want, "%s's return", name);
+	ASSERT_LT(ms, budget_ms + STOP_MARGIN_MS, "%s: ms to the stop", name);
+	ASSERT_OK(testmod_live(&live1), "live objects");
+	ASSERT_EQ(live1, live0, "live objects after the stop");
+	if (ASSERT_OK(held_find(id, &h), "%s in held", name)) {
+		ASSERT_EQ(h.stops, 1, "%s: stops", name);
+		/* between two inner loops the inner iterator is not held */
+		if (released >= 0) {
+			ASSERT_LE(h.released, released, "%s: released", name);
+			ASSERT_GE(h.released, released - 1,
+				  "%s: released (one less between inner loops)", name);
+		}
+		ASSERT_EQ(h.nruns, 0, "%s: runs left after the stop", name);
+		ASSERT_EQ(h.unmatched, 0, "%s: unmatched releases", name);
+		ASSERT_EQ(h.exhausted, 0, "%s: pool exhausted", name);
+	}
+	snprintf(needle, sizeof(needle), "bpf_rtguard: stopped prog %u %s after", id, name);
+	ASSERT_TRUE(dmesg_has(needle), "dmesg line '%s'", needle);
+	ASSERT_TRUE(dmesg_has(how), "'%s' in dmesg", how);
+}
+
+WITH_MODULE(test_watchdog_runtime, "track=1 watchdog_ms=200");
+void test_watchdog_runtime(void)
+{
+	struct watchdog_bpf *skel = wd_load();
+	uint64_t usage0 = 0, usage1 = 1;
+
+	if (!skel)
+		return;
+	ASSERT_OK(testmod_task_usage(getpid(), &usage0), "task usage");
+	/* object, task, and the two loops' iterators */
+	expect_stop(skel->progs.wd_loop, 200, -ETIMEDOUT, 4, "released and unwound");
+	/* the task reference the program held was dropped */
+	ASSERT_OK(testmod_task_usage(getpid(), &usage1), "task usage");
+	ASSERT_EQ(usage1, usage0, "task usage count after the stop");
+	printf("  task usage count %lu before and %lu after\n", usage0, usage1);
+	watchdog_bpf__destroy(skel);
+}
+
+WITH_MODULE(test_watchdog_subprog, "track=1 watchdog_ms=200");
+void test_watchdog_subprog(void)
+{
+	struct watchdog_bpf *skel = wd_load();
+
+	if (!skel)
+		return;
+	/* stopped in sub_spin(): object and the two iterators */
+	expect_stop(skel->progs.wd_subprog, 200, -ETIMEDOUT, 3, "released and unwound");
+	watchdog_bpf__destroy(skel);
+}
+
+static int count_record(void *ctx, void *data, size_t size)
+{
+	(*(long *)ctx)++;
+	return 0;
+}
+
+WITH_MODULE(test_watchdog_sections, "track=1 watchdog_ms=200");
+void test_watchdog_sections(void)
+{
+	struct watchdog_bpf *skel = wd_load();
+	struct ring_buffer *rb;
+	long records = 0;
+
+	if (!skel)
+		return;
+	/* RCU section, ring buffer record, two iterators */
+	expect_stop(skel->progs.wd_sections, 200, -ETIMEDOUT, 4, "released and unwound");
+	/*
+	 * The record was discarded: a consumer skips it and frees its space,
+	 * so that a record of the same size fits again. A record left busy
+	 * would stop the consumer, and the reservation would fail.
+	 */
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.rb), count_record, &records, NULL);
+	if (ASSERT_OK_PTR(rb, "ring_buffer__new")) {
+		ASSERT_EQ(ring_buffer__consume(rb), 0, "records consumed");
+		ASSERT_EQ(records, 0, "records seen");
+		ASSERT_EQ(run_prog(skel->progs.wd_rb_check), 0, "a record fits again");
+		ring_buffer__consume(rb);
+		ASSERT_EQ(run_prog(skel->progs.wd_rb_check), 0, "a record fits again");
+		ring_buffer__free(rb);
+	}
+	watchdog_bpf__destroy(skel);
+}
+
+WITH_MODULE(test_watchdog_callback, "track=1 watchdog_ms=200");
+void test_watchdog_callback(void)
+{
+	struct watchdog_bpf *skel = wd_load();
+
+	if (!skel)
+		return;
+	skel->data->outer = 100000;
+	/* bpf_loop calls the callback from C: fast-execute, the program's own return */
+	expect_stop(skel->progs.wd_loop_cb, 200, 0, -1, "fast-executed");
+	watchdog_bpf__destroy(skel);
+}
+
+WITH_MODULE(test_watchdog_hold_limit, "track=1 hold_limit_us=20000");
+void test_watchdog_hold_limit(void)
+{
+	struct watchdog_bpf *skel = wd_load();
+	static struct rtg_held h;
+	double ms;
+	int ret;
+
+	if (!skel)
+		return;
+	/* ten 2 ms sleeps, nothing held for long: runs past the limit */
+	ret = run_prog_timed(skel->progs.wd_short_holds, &ms);
+	printf("  wd_short_holds: returned %d after %.0f ms\n", ret, ms);
+	ASSERT_EQ(ret, 0, "wd_short_holds' return");
+	ASSERT_GT(ms, 20, "wd_short_holds' run time, ms");
+	if (ASSERT_OK(held_find(prog_id_of(skel->progs.wd_short_holds), &h),
+		      "wd_short_holds in held"))
+		ASSERT_EQ(h.stops, 0, "wd_short_holds' stops");
+	/* holds an object through the loops: stopped by the hold limit */
+	expect_stop(skel->progs.wd_loop, 20, -ETIMEDOUT, 4, "(hold_limit_us)");
+	watchdog_bpf__destroy(skel);
+}
+
+static void *wd_thread(void *arg)
+{
+	return (void *)(long)run_prog(arg);
+}
+
+WITH_MODULE(test_watchdog_all_cpus, "track=1 watchdog_ms=200");
+void test_watchdog_all_cpus(void)
+{
+	struct watchdog_bpf *skel = wd_load();
+	int ncpu = ncpus(), i;
+	uint64_t live0 = 0, live1 = 1;
+	static struct rtg_held h;
+	pthread_t th[16];
+	void *ret;
+
+	if (!skel)
+		return;
+	if (ncpu > 16)
+		ncpu = 16;
+	ASSERT_OK(testmod_live(&live0), "live objects");
+	for (i = 0; i < ncpu; i++)
+		pthread_create(&th[i], NULL, wd_thread, skel->progs.wd_loop);
+	for (i = 0; i < ncpu; i++) {
+		pthread_join(th[i], &ret);
+		ASSERT_EQ((long)ret, -ETIMEDOUT, "run %d's return", i);
+	}
+	ASSERT_OK(testmod_live(&live1), "live objects");
+	ASSERT_EQ(live1, live0, "live objects after the stops");
+	if (ASSERT_OK(held_find(prog_id_of(skel->progs.wd_loop), &h), "wd_loop in held")) {
+		ASSERT_EQ(h.stops, ncpu, "stops of %d runs", ncpu);
+		ASSERT_EQ(h.nruns, 0, "runs left");
+	}
+	printf("  %d runs on %d CPUs stopped at once\n", ncpu, ncpu);
+	watchdog_bpf__destroy(skel);
+}
+
+/*
+ * With the watchdog off, a tracked program computes what an untracked one
+ * does. The test loads bpf_rtguard itself, with track=0 and then track=1.
+ */
+void test_watchdog_off(void)
+{
+	static const char *const params[2] = { "track=0", "track=1" };
+	struct watchdog_bpf *skel;
+	uint64_t sum[2] = {};
+	int t;
+
+	for (t = 0; t < 2; t++) {
+		if (!ASSERT_OK(mod_load(MOD_RTGUARD, params[t]), "insmod %s", params[t]))
+			return;
+		skel = wd_load();
+		if (skel) {
+			skel->data->outer = 3;
+			ASSERT_EQ(run_prog(skel->progs.wd_loop), 0, "run with %s", params[t]);
+			sum[t] = skel->bss->sum;
+			watchdog_bpf__destroy(skel);
+		}
+		if (!ASSERT_OK(mod_unload_wait(MOD_RTGUARD, 5000), "rmmod"))
+			return;
+	}
+	ASSERT_NE(sum[0], 0, "sum untracked");
+	ASSERT_EQ(sum[1], sum[0], "sum tracked vs untracked");
+}
+
+WITH_MODULE(test_watchdog_tc_socket, "track=1 watchdog_ms=200");
+void test_watchdog_tc_socket(void)
+{
+	struct watchdog_bpf *skel;
+	uint16_t port = 0;
+	int lfd;
+
+	lfd = listen_loopback(&port);
+	if (!ASSERT_GE(lfd, 0, "listening socket"))
+		return;
+	skel = wd_load();
+	if (skel) {
+		skel->bss->listen_port = port;
+		/* the socket and the two iterators; tc programs return TC_ACT_SHOT */
+		expect_stop(skel->progs.wd_tc_sock, 200, TC_ACT_SHOT, 3, "released and unwound");
+		/* the socket is still there to be looked up and released */
+		skel->data->outer = 1;
+		ASSERT_EQ(run_prog(skel->progs.wd_tc_sock), 0, "lookup after the stop");
+		watchdog_bpf__destroy(skel);
+	}
+	close(lfd);
+}
+
+WITH_MODULE(test_watchdog_nested, "track=1 watchdog_ms=200");
+void test_watchdog_nested(void)
+{
+	struct watchdog_bpf *skel = wd_load();
+	static struct rtg_held h;
+	struct bpf_link *link;
+
+	if (!skel)
+		return;
+	skel->bss->inner_pid = getpid();
+	link = bpf_program__attach(skel->progs.wd_inner);
+	if (ASSERT_OK_PTR(link, "attach wd_inner")) {
+		expect_stop(skel->progs.wd_loop, 200, -ETIMEDOUT, 4, "released and unwound");
+		bpf_link__destroy(link);
+		ASSERT_GT(skel->bss->inner_runs, 0, "runs of the nested program");
+		if (ASSERT_OK(held_find(prog_id_of(skel->progs.wd_inner), &h),
+			      "wd_inner in held")) {
+			ASSERT_EQ(h.nruns, 0, "nested program: runs left");
+			ASSERT_EQ(h.unmatched, 0, "nested program: unmatched releases");
+			ASSERT_EQ(h.stops, 0, "nested program: stops");
+		}
+		printf("  the nested fentry program ran %lu times, its runs all clean\n",
+		       (unsigned long)skel->bss->inner_runs);
+	}
+	watchdog_bpf__destroy(skel);
+}
+
+WITH_MODULE(test_watchdog_preempt, "track=1 watchdog_ms=200");
+void test_watchdog_preempt(void)
+{
+	struct watchdog_bpf *skel = wd_load();
+
+	if (!skel)
+		return;
+	/*
+	 * the preemption section and the two iterators; an unbalanced
+	 * preempt count would show as a scheduling-while-atomic report
+	 */
+	expect_stop(skel->progs.wd_preempt, 200, -ETIMEDOUT, 3, "released and unwound");
+	watchdog_bpf__destroy(skel);
+}
+
+static void *spin_thread(void *arg)
+{
+	struct watchdog_bpf *skel = arg;
+	static int cpu_next;
+
+	pin_cpu(__sync_fetch_and_add(&cpu_next, 1) % 2);
+	return (void *)(long)run_prog(skel->progs.wd_spin);
+}
+
+/*
+ * A BPF spin lock is held with interrupts off and only a few calls are
+ * allowed under it, so a run is stopped holding one only when the timer
+ * on another CPU marks it inside the locked region and the stop comes at
+ * bpf_spin_unlock(): repeat until that happened, and check every time
+ * that the lock is free afterwards.
+ */
+WITH_MODULE(test_watchdog_spin_lock, "track=1 watchdog_ms=100");
+void test_watchdog_spin_lock(void)
+{
+	struct watchdog_bpf *skel = wd_load();
+	int round, held = 0, i;
+	pthread_t th[2];
+	void *ret;
+
+	if (!skel)
+		return;
+	if (!ASSERT_OK(trace_event_enable("bpf_rtguard/rtg_release", true),
+		       "enable rtg_release") ||
+	    !ASSERT_OK(trace_clear(), "empty the trace buffer"))
+		goto out;
+	for (round = 0; round < 100 && !held; round++) {
+		for (i = 0; i < 2; i++)
+			pthread_create(&th[i], NULL, spin_thread, skel);
+		for (i = 0; i < 2; i++) {
+			pthread_join(th[i], &ret);
+			ASSERT_EQ((long)ret, TC_ACT_SHOT, "round %d: wd_spin's return", round);
+		}
+		ASSERT_EQ(run_prog(skel->progs.wd_spin_once), 0, "lock taken after a stop");
+		held = track_releases_of("bpf_spin_lock");
+	}
+	printf("  %d rounds of 2 stopped runs until one was stopped holding the spin lock\n",
+	       round);
+	ASSERT_GT(held, 0, "runs stopped while holding the spin lock");
+out:
+	trace_event_enable("bpf_rtguard/rtg_release", false);
+	watchdog_bpf__destroy(skel);
+}
