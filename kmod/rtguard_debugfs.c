@@ -70,28 +70,16 @@ static int rtg_progs_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(rtg_progs);
 
-/* Whether @tp is the state of a tracked program that is still loaded. */
-static bool rtg_prog_is_live(const struct rtg_prog *tp)
-{
-	struct rtg_prog *p;
-
-	lockdep_assert_held(&rtg_progs_lock);
-	list_for_each_entry(p, &rtg_progs, node)
-		if (p == tp)
-			return true;
-	return false;
-}
-
 /*
  * Runs in flight live in other tasks' stack frames and may end while
  * they are read: every read goes through copy_from_kernel_nofault(), a
  * record must lie in its task's stack, and nothing read from it is
- * dereferenced unless it is known live (a loaded program, a site of an
- * image not yet freed). Runs in interrupt context (on interrupt stacks)
+ * dereferenced unless it is known live (the program being listed, a site
+ * of an image not yet freed). Runs in interrupt context (on interrupt stacks)
  * are counted, not listed.
  */
 static void rtg_held_show_task(struct seq_file *m, struct task_struct *t,
-			       u32 *in_irq)
+			       const struct rtg_prog *tp, u32 *in_irq)
 {
 	unsigned long lo = (unsigned long)task_stack_page(t), hi = lo + THREAD_SIZE;
 	struct rtg_run *addr = READ_ONCE(t->bpf_hook_run);
@@ -104,16 +92,18 @@ static void rtg_held_show_task(struct seq_file *m, struct task_struct *t,
 		u32 i, n;
 
 		if ((unsigned long)addr < lo || (unsigned long)addr + sizeof(run) > hi) {
-			(*in_irq)++;
+			if (in_irq)
+				(*in_irq)++;
 			return;
 		}
 		if (copy_from_kernel_nofault(&run, addr, sizeof(run)) ||
-		    run.task != t || !rtg_prog_is_live(run.tp))
+		    run.task != t)
 			return;
+		if (run.tp != tp)
+			continue;
 		n = min(run.count, run.nslots);
-		seq_printf(m, "  run pid=%d prog=%u age_us=%llu held=%u stop=%s incomplete=%u rcu=%u preempt=%u\n",
-			   task_pid_nr(t), run.tp->main->id,
-			   (now - run.start_ns) / NSEC_PER_USEC, n,
+		seq_printf(m, "  run pid=%d age_us=%llu top=%u stop=%s incomplete=%u rcu=%u preempt=%u\n",
+			   task_pid_nr(t), (now - run.start_ns) / NSEC_PER_USEC, n,
 			   run.stop == RTG_STOP_RUNTIME ? "watchdog_ms" :
 			   run.stop == RTG_STOP_HOLD ? "hold_limit_us" : "none",
 			   run.incomplete, run.sections[RTG_SECTION_RCU],
@@ -145,10 +135,14 @@ static int rtg_held_show(struct seq_file *m, void *v)
 	struct task_struct *g, *t;
 	struct rtg_prog *tp;
 	u32 in_irq = 0;
+	bool first = true;
 
+	seq_puts(m, "# prog ID NAME: counters\n"
+		 "#   run pid=PID age_us=US top=N stop=REASON incomplete=0|1 rcu=DEPTH preempt=DEPTH\n"
+		 "#     obj=OBJ func=ACQUIRED_BY release=CALL insn=SITE held_us=US\n");
 	mutex_lock(&rtg_images_lock);
 	mutex_lock(&rtg_progs_lock);
-	list_for_each_entry(tp, &rtg_progs, node)
+	list_for_each_entry(tp, &rtg_progs, node) {
 		seq_printf(m, "prog %u %s: slots=%u incomplete=%ld unmatched=%ld leftover=%ld stray=%ld stops=%ld released=%ld\n",
 			   tp->main->id, tp->main->name[0] ? tp->main->name : "-",
 			   tp->nslots, atomic_long_read(&tp->incomplete),
@@ -157,13 +151,15 @@ static int rtg_held_show(struct seq_file *m, void *v)
 			   atomic_long_read(&tp->stray),
 			   atomic_long_read(&tp->stops),
 			   atomic_long_read(&tp->stop_released));
-	rcu_read_lock();
-	for_each_process_thread(g, t) {
-		/* the stack is not pinned: every read of it may fail */
-		if (READ_ONCE(t->bpf_hook_run))
-			rtg_held_show_task(m, t, &in_irq);
+		rcu_read_lock();
+		for_each_process_thread(g, t) {
+			/* the stack is not pinned: every read of it may fail */
+			if (READ_ONCE(t->bpf_hook_run))
+				rtg_held_show_task(m, t, tp, first ? &in_irq : NULL);
+		}
+		rcu_read_unlock();
+		first = false;
 	}
-	rcu_read_unlock();
 	mutex_unlock(&rtg_progs_lock);
 	mutex_unlock(&rtg_images_lock);
 	if (in_irq)

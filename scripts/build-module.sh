@@ -12,5 +12,7 @@ find "$mod" -type l -delete
 cp -rs "$TOP/Kbuild" "$TOP/kmod" "$mod/"
 mkdir -p "$mod/tests"
 cp -rs "$TOP/tests/kmod" "$mod/tests/"
+# a module's BTF is split against vmlinux: relink it when the kernel changed
+find "$mod" -name '*.ko' ! -newer "$KOBJ/vmlinux" -delete
 make -s -C "$KOBJ" M="$mod" -j"$NPROC" modules
 log "$mod/kmod/bpf_rtguard.ko $mod/tests/kmod/rtg_testmod.ko"

@@ -2,8 +2,10 @@
 # Run the guest test suite on the flavour's kernel and judge it from the host:
 #  - boot 1 (-smp 2): every guest test, or those TESTS names
 #    (test[/subtest],..., passed as rtg.tests= on the kernel command line);
-#  - boot 2 (-smp 4, only without TESTS): the smp test again, so SMP
-#    bring-up is checked twice;
+#  - boot 2 (-smp 4, preempt=full, only without TESTS): the tracking,
+#    watchdog and run tests again under full preemption, and smp;
+#  - on the host: no indirect branch of bpf_rtguard.ko can reach a helper
+#    or kfunc (scripts/check-indirect.sh);
 #  - per boot: the guest finished (no timeout, summary line present) and
 #    the kernel log has no warning, BUG, oops, lockdep, KASAN, UBSAN,
 #    debug-objects, list corruption or kmemleak report.
@@ -48,9 +50,20 @@ boot() {	# boot NAME SMP [kernel args]
 	fi
 }
 
+# IBT: no indirect branch in the module may reach a helper or kfunc
+if "$TOP/scripts/check-indirect.sh" "$FOUT/modules/kmod/bpf_rtguard.ko" > "$FOUT/check-indirect.log"; then
+	result host-module-indirect-branches 1
+else
+	cat "$FOUT/check-indirect.log"
+	result host-module-indirect-branches 0
+fi
+
 start=$(date +%s)
 boot smp2 2 ${TESTS:+"rtg.tests=$TESTS"}
-[ -z "${TESTS:-}" ] && boot smp4 4 rtg.tests=smp
+# the distribution's other preemption model, with more CPUs than cores:
+# runs are preempted and migrate-disabled runs interleave on a CPU
+[ -z "${TESTS:-}" ] && boot preempt-full 4 preempt=full \
+	"rtg.tests=smp,track_*,watchdog_*,runs_*"
 echo "guest time: $(($(date +%s) - start)) s"
 grep -a '^slowest' "$FOUT/guest-smp2.log"
 echo "$pass passed, $fail failed"

@@ -33,6 +33,7 @@ void expect_clean(const char *what, uint32_t id)
 	if (!ASSERT_OK(held_find(id, &h), "%s: program %u in held", what, id))
 		return;
 	ASSERT_STREQ(h.text, "", "%s: the program's runs after the run", what);
-	ASSERT_EQ(h.exhausted, 0, "%s: pool exhausted", what);
+	ASSERT_EQ(h.incomplete, 0L, "%s: incomplete runs", what);
+	ASSERT_EQ(h.leftover + h.stray, 0L, "%s: bookkeeping errors", what);
 	ASSERT_EQ(h.unmatched, 0, "%s: unmatched releases", what);
 }

@@ -192,6 +192,20 @@ int run_prog(const struct bpf_program *prog)
 	return run_prog_timed(prog, NULL);
 }
 
+const char *file_read(const char *path)
+{
+	static char buf[1 << 16];
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = 0;
+	return buf;
+}
+
 const char *dmesg_read(void)
 {
 	static char buf[1 << 18];

@@ -53,9 +53,9 @@ int progs_find(uint32_t id, struct rtg_prog_line *pl)
 }
 
 /*
- * "prog_id prog_name slots runs pool_exhausted unmatched stops released",
- * then indented: "  run pid= ctx= held=" per in-flight run and, under
- * it, one line per held object.
+ * "prog ID NAME: slots=N incomplete=N unmatched=N leftover=N stray=N
+ * stops=N released=N", then indented: "  run pid=..." per run in flight
+ * and, under it, one line per held object.
  */
 int held_find(uint32_t id, struct rtg_held *h)
 {
@@ -75,10 +75,10 @@ int held_find(uint32_t id, struct rtg_held *h)
 		if (line[0] == '#')
 			continue;
 		if (line[0] != ' ') {
-			in = sscanf(line, "%u %31s %u %u %ld %ld %ld %ld", &pid,
-				    t.name, &t.slots, &t.runs, &t.exhausted,
-				    &t.unmatched, &t.stops, &t.released) == 8 &&
-			     pid == id;
+			in = sscanf(line, "prog %u %31[^:]: slots=%u incomplete=%ld unmatched=%ld leftover=%ld stray=%ld stops=%ld released=%ld",
+				    &pid, t.name, &t.slots, &t.incomplete,
+				    &t.unmatched, &t.leftover, &t.stray, &t.stops,
+				    &t.released) == 9 && pid == id;
 			if (in) {
 				memcpy(h, &t, sizeof(t));
 				off = 0;

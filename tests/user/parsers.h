@@ -37,8 +37,8 @@ int progs_find(uint32_t id, struct rtg_prog_line *pl);
 /* bpf_rtguard/held: a tracked program's counters and its in-flight runs */
 struct rtg_held {
 	char name[32];
-	unsigned int slots, runs;
-	long exhausted, unmatched, stops, released;
+	unsigned int slots;
+	long incomplete, unmatched, leftover, stray, stops, released;
 	int nruns;		/* "run pid=" lines under the program */
 	char text[16384];	/* the indented lines under it, verbatim */
 };

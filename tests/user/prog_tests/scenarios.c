@@ -27,6 +27,7 @@ struct scenario {
 	/* to do before the run, and more to check after it */
 	void (*setup)(struct scenarios_bpf *skel);
 	void (*extra)(struct scenarios_bpf *skel);
+	bool untracked;		/* the program is never tracked */
 };
 
 static bool stashed;	/* a task is in stash_map */
@@ -87,9 +88,12 @@ static const struct scenario scenarios[] = {
 		{ true, "bpf_spin_lock", 0 }, { false, "bpf_spin_unlock", 0 } } },
 	{ "sc_sk_lookup", 2, {
 		{ true, "bpf_tc_sk_lookup_tcp", 0 }, { false, "bpf_sk_release", 0 } } },
-	{ "sc_tail_caller", 2, {
-		{ true, "rtg_test_obj_get", 0 }, { false, "rtg_test_obj_put", 0 } },
-	  NULL, tail_callee_events },
+	/*
+	 * A tail call leaves the caller's frame without its epilogue, so a
+	 * program with tail calls is not tracked; the callee is, as its own
+	 * program, with a run that begins where the tail call lands.
+	 */
+	{ "sc_tail_caller", 0, { }, NULL, tail_callee_events, true },
 };
 
 static void run_scenario(struct scenarios_bpf *skel, const struct scenario *sc)
@@ -118,7 +122,13 @@ static void run_scenario(struct scenarios_bpf *skel, const struct scenario *sc)
 
 		expect_event(ev, n, k, e->acquire, e->func, obj);
 	}
-	expect_clean(sc->prog, id);
+	if (sc->untracked) {
+		static struct rtg_held h;
+
+		ASSERT_ERR(held_find(id, &h), "%s, untracked, in held", sc->prog);
+	} else {
+		expect_clean(sc->prog, id);
+	}
 	if (sc->extra)
 		sc->extra(skel);
 	printf("  %s:", sc->prog);

@@ -63,7 +63,7 @@ static void expect_stop(struct bpf_program *prog, int budget_ms, int want,
 		}
 		ASSERT_EQ(h.nruns, 0, "%s: runs left after the stop", name);
 		ASSERT_EQ(h.unmatched, 0, "%s: unmatched releases", name);
-		ASSERT_EQ(h.exhausted, 0, "%s: pool exhausted", name);
+		ASSERT_EQ(h.incomplete, 0L, "%s: incomplete runs", name);
 	}
 	snprintf(needle, sizeof(needle), "bpf_rtguard: stopped prog %u %s after", id, name);
 	ASSERT_TRUE(dmesg_has(needle), "dmesg line '%s'", needle);
@@ -142,8 +142,8 @@ void test_watchdog_callback(void)
 	if (!skel)
 		return;
 	skel->data->outer = 100000;
-	/* bpf_loop calls the callback from C: fast-execute, the program's own return */
-	expect_stop(skel->progs.wd_loop_cb, 200, 0, -1, "fast-executed");
+	/* bpf_loop() holds nothing of its own: the unwind crosses it */
+	expect_stop(skel->progs.wd_loop_cb, 200, -ETIMEDOUT, -1, "released and unwound");
 	watchdog_bpf__destroy(skel);
 }
 
@@ -315,6 +315,12 @@ static void *spin_thread(void *arg)
  * bpf_spin_unlock(): repeat until that happened, and check every time
  * that the lock is free afterwards.
  */
+/*
+ * A BPF spin lock is held with interrupts off, so the watchdog timer of
+ * the CPU a run is on never judges it inside the locked region: runs
+ * that spin around a lock are stopped outside it, never holding it, and
+ * the lock is free afterwards.
+ */
 WITH_MODULE(test_watchdog_spin_lock, "track=1 watchdog_ms=100");
 void test_watchdog_spin_lock(void)
 {
@@ -329,7 +335,7 @@ void test_watchdog_spin_lock(void)
 		       "enable rtg_release") ||
 	    !ASSERT_OK(trace_clear(), "empty the trace buffer"))
 		goto out;
-	for (round = 0; round < 100 && !held; round++) {
+	for (round = 0; round < 5; round++) {
 		for (i = 0; i < 2; i++)
 			pthread_create(&th[i], NULL, spin_thread, skel);
 		for (i = 0; i < 2; i++) {
@@ -337,11 +343,11 @@ void test_watchdog_spin_lock(void)
 			ASSERT_EQ((long)ret, TC_ACT_SHOT, "round %d: wd_spin's return", round);
 		}
 		ASSERT_EQ(run_prog(skel->progs.wd_spin_once), 0, "lock taken after a stop");
-		held = track_releases_of("bpf_spin_lock");
+		held += track_releases_of("bpf_spin_lock");
 	}
-	printf("  %d rounds of 2 stopped runs until one was stopped holding the spin lock\n",
-	       round);
-	ASSERT_GT(held, 0, "runs stopped while holding the spin lock");
+	printf("  %d rounds of 2 stopped runs, %d stopped holding the spin lock\n",
+	       round, held);
+	ASSERT_EQ(held, 0, "runs stopped while holding the spin lock");
 out:
 	trace_event_enable("bpf_rtguard/rtg_release", false);
 	watchdog_bpf__destroy(skel);
