@@ -342,6 +342,7 @@ u32 rtg_run_held(const struct rtg_run *run);
 long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site);
 u64 rtg_watchdog_run_exit(struct rtg_run *run, u64 ret);
 u64 rtg_stop_retval(enum bpf_prog_type type);
+void rtg_watchdog_stats(u64 *ticks, u64 *ns);
 int rtg_watchdog_init(void);
 void rtg_watchdog_exit(void);
 

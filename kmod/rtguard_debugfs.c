@@ -168,6 +168,19 @@ static int rtg_held_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(rtg_held);
 
+/* Counters that belong to no program, "name: value" each. */
+static int rtg_stats_show(struct seq_file *m, void *v)
+{
+	u64 ticks, ns;
+
+	rtg_watchdog_stats(&ticks, &ns);
+	seq_printf(m, "watchdog_ticks: %llu\nwatchdog_tick_ns: %llu\n", ticks, ns);
+	seq_printf(m, "slow_calls: %d\ntrace_lost: %llu\n",
+		   atomic_read(&rtg_slow_calls), rtg_trace_lost());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rtg_stats);
+
 /**
  * rtg_debugfs_init() - create the module's debugfs directory and files
  *
@@ -182,6 +195,8 @@ int rtg_debugfs_init(void)
 			    &rtg_progs_fops);
 	debugfs_create_file("held", 0400, rtg_debugfs_dir, NULL,
 			    &rtg_held_fops);
+	debugfs_create_file("stats", 0400, rtg_debugfs_dir, NULL,
+			    &rtg_stats_fops);
 	return 0;
 }
 

@@ -38,6 +38,9 @@
 #include "rtguard_trace.h"
 
 static DEFINE_PER_CPU(struct hrtimer, rtg_watchdog_timer);
+/* armed ticks and the time they took, for the benchmark */
+static DEFINE_PER_CPU(u64, rtg_watchdog_ticks);
+static DEFINE_PER_CPU(u64, rtg_watchdog_tick_ns);
 static enum cpuhp_state rtg_watchdog_cpuhp;
 
 typedef u64 (*rtg_release_fn_t)(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
@@ -252,8 +255,13 @@ static enum hrtimer_restart rtg_watchdog_fn(struct hrtimer *timer)
 {
 	u32 ms = READ_ONCE(rtg_watchdog_ms), us = READ_ONCE(rtg_hold_limit_us);
 
-	if (ms || us)
+	if (ms || us) {
+		u64 t0 = local_clock();
+
 		rtg_watchdog_check((u64)ms * NSEC_PER_MSEC, (u64)us * NSEC_PER_USEC);
+		__this_cpu_inc(rtg_watchdog_ticks);
+		__this_cpu_add(rtg_watchdog_tick_ns, local_clock() - t0);
+	}
 	/* 1 ms resolution while armed, idle otherwise (CLOCK_MONOTONIC) */
 	hrtimer_forward(timer, ktime_get(), ms || us ? ms_to_ktime(1) : ms_to_ktime(50));
 	return HRTIMER_RESTART;
@@ -273,6 +281,23 @@ static int rtg_watchdog_cpu_offline(unsigned int cpu)
 {
 	hrtimer_cancel(this_cpu_ptr(&rtg_watchdog_timer));
 	return 0;
+}
+
+/**
+ * rtg_watchdog_stats() - armed watchdog ticks so far, on all CPUs
+ * @ticks: set to their number
+ * @ns: set to the time they took, in ns
+ */
+void rtg_watchdog_stats(u64 *ticks, u64 *ns)
+{
+	int cpu;
+
+	*ticks = 0;
+	*ns = 0;
+	for_each_possible_cpu(cpu) {
+		*ticks += per_cpu(rtg_watchdog_ticks, cpu);
+		*ns += per_cpu(rtg_watchdog_tick_ns, cpu);
+	}
 }
 
 /**

@@ -40,11 +40,18 @@ if [ ! -f "$KSRC/.rtg-version" ] || [ "$(cat "$KSRC/.rtg-version")" != "$srcver"
 fi
 
 # 2. The patch series: revert what is applied when kpatch/ changed, then
-# apply kpatch/ in order. Reverting touches only the patched files, so make
-# rebuilds only what depends on them.
+# apply kpatch/ in order. Reverting touches only the patched files, and a
+# file that ends up as it was gets its old time back, so make rebuilds
+# only what depends on a file that changed.
 applied=$CACHE/applied
 mkdir -p "$applied"
 if ! diff -rq "$TOP/kpatch" "$applied" >/dev/null 2>&1; then
+	stamps=$(mktemp)
+	cat "$applied"/*.patch "$TOP"/kpatch/*.patch 2>/dev/null |
+		sed -n 's#^+++ b/##p' | sort -u | while read -r f; do
+		[ -f "$KSRC/$f" ] &&
+			echo "$(sha1sum < "$KSRC/$f" | cut -d' ' -f1) $(stat -c %Y "$KSRC/$f") $f"
+	done > "$stamps"
 	for p in $(ls -r "$applied"/*.patch 2>/dev/null); do
 		log "reverting $(basename "$p")"
 		patch -d "$KSRC" -p1 -R -s --no-backup-if-mismatch < "$p" ||
@@ -57,6 +64,11 @@ if ! diff -rq "$TOP/kpatch" "$applied" >/dev/null 2>&1; then
 			die "$(basename "$p") does not apply"
 		cp "$p" "$applied/"
 	done
+	while read -r sum time f; do
+		[ -f "$KSRC/$f" ] && [ "$(sha1sum < "$KSRC/$f" | cut -d' ' -f1)" = "$sum" ] &&
+			touch -d "@$time" "$KSRC/$f"
+	done < "$stamps"
+	rm -f "$stamps"
 fi
 
 # 3. Configuration: tinyconfig plus the fragments, redone when they change.
@@ -70,9 +82,13 @@ if [ ! -f "$KOBJ/.config" ] || [ "$(cat "$KOBJ/.rtg-config" 2>/dev/null)" != "$c
 	"$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOBJ" "$KOBJ/.config" \
 		$FRAGMENTS >/dev/null
 	make -s -C "$KSRC" O="$KOBJ" ARCH=x86_64 olddefconfig
-	# every =y line of the fragments must have survived olddefconfig
+	# every =y line of the fragments must have survived olddefconfig,
+	# but those a later fragment turns off (the debug kernel's preemption)
 	# shellcheck disable=SC2086
 	grep -hE '^CONFIG_[A-Z0-9_]+=y' $FRAGMENTS | while read -r l; do
+		sym=${l%%=*}
+		# shellcheck disable=SC2086
+		grep -hqx "# $sym is not set" $FRAGMENTS && continue
 		grep -qx "$l" "$KOBJ/.config" || die "config: $l did not stick"
 	done
 	echo "$cfgsum" > "$KOBJ/.rtg-config"

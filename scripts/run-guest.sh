@@ -4,7 +4,8 @@
 # MODE is check, demo, bench or shell. The serial console goes to stdout
 # and, but for shell, to RTG_LOG ($FOUT/guest-MODE.log). RTG_SMP (2),
 # RTG_ACCEL (tcg), RTG_MEM (1024) and RTG_TIMEOUT (seconds, 1500; 5400 for
-# the debug kernel) override the defaults. Exits with QEMU's status, 124
+# the debug kernel) override the defaults; RTG_BENCH_WALL=1 runs the
+# benchmarks without -icount. Exits with QEMU's status, 124
 # on timeout.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
@@ -19,7 +20,15 @@ kernel=$KOBJ/arch/x86/boot/bzImage
 [ "$FLAVOR" = debug ] && timeout_s=5400 || timeout_s=1500
 
 append="console=ttyS0 panic=-1 rtg.mode=$mode rtg.smp=$smp $*"
-qemu=(qemu-system-x86_64 -accel "${RTG_ACCEL:-tcg}" -smp "$smp"
+# Benchmarks count guest instructions: with -icount shift=0 one guest
+# nanosecond is one instruction, whatever the host does (RTG_BENCH_WALL=1
+# for wall-clock figures instead).
+icount=()
+if [ "$mode" = bench ] && [ -z "${RTG_BENCH_WALL:-}" ]; then
+	icount=(-icount shift=0,sleep=off)
+	append+=" rtg.icount=1"
+fi
+qemu=(qemu-system-x86_64 -accel "${RTG_ACCEL:-tcg}" "${icount[@]}" -smp "$smp"
 	-m "${RTG_MEM:-1024}" -kernel "$kernel"
 	-initrd "$FOUT/initramfs.cpio.gz" -append "$append" -no-reboot)
 if [ "$mode" = shell ]; then

@@ -79,6 +79,13 @@ static __always_inline void call_end(__u64 ret, __u64 ip)
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 }
 
+/* One call per run: tracked minus untracked is a run's entry and exit. */
+SEC("tc")
+int bench_one_call(struct __sk_buff *skb)
+{
+	return rtg_test_arg0() == 0x123456789abcdef0ULL ? 0 : 1;
+}
+
 SEC("kprobe/rtg_test_arg2")
 int BPF_KPROBE(kp_entry, __u32 a, __u32 b)
 {

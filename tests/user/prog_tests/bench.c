@@ -310,26 +310,81 @@ static struct bench_bpf *bench_calls_load(const char *track, const char *wd_ms)
 
 #define STOPS 9
 
+/* Average cost of an armed watchdog tick with n tracked programs loaded, idle. */
+static double tick_cost(int n)
+{
+	static struct bench_bpf *skel[100];
+	uint64_t t0 = 0, n0 = 0, t1 = 0, n1 = 0;
+	char buf[4096], *p;
+	int i, loaded = 0;
+
+	for (i = 0; i < n; i++)
+		loaded += !!(skel[i] = bench_calls_load("1", "0"));
+	param_write("watchdog_ms", "60000");
+	for (i = 0; i < 2; i++) {
+		FILE *f;
+		size_t len;
+
+		if (i)
+			usleep(200000);
+		f = fopen("/sys/kernel/debug/bpf_rtguard/stats", "r");
+		len = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[len] = 0;
+		p = strstr(buf, "watchdog_ticks: ");
+		sscanf(p ? p : "", "watchdog_ticks: %lu\nwatchdog_tick_ns: %lu",
+		       i ? &n1 : &n0, i ? &t1 : &t0);
+	}
+	param_write("watchdog_ms", "0");
+	for (i = 0; i < n; i++)
+		bench_bpf__destroy(skel[i]);
+	ASSERT_EQ(loaded, n, "tracked programs loaded");
+	return n1 > n0 ? (double)(t1 - t0) / (n1 - n0) : -1;
+}
+
+static void bench_ticks(void)
+{
+	double one = tick_cost(1), hundred = tick_cost(100);
+
+	printf("  armed watchdog tick, per CPU: %.0f ns with 1 tracked program loaded, %.0f ns with 100 (idle)\n",
+	       one, hundred);
+}
+
 WITH_MODULE(bench_watchdog, "");
 void bench_watchdog(void)
 {
-	struct bench_bpf *plain, *guarded;
+	struct bench_bpf *plain, *tracked, *guarded;
 	double base, armed, lat[STOPS];
 	struct watchdog_bpf *wd;
 	int i;
 
 	plain = bench_calls_load("0", "0");
+	tracked = bench_calls_load("1", "0");
 	guarded = bench_calls_load("1", "60000");	/* armed, never firing */
-	if (ASSERT_OK_PTR(plain, "load untracked") & ASSERT_OK_PTR(guarded, "load tracked")) {
-		time_tc_pair(bpf_program__fd(plain->progs.bench_calls),
-			     bpf_program__fd(guarded->progs.bench_calls), &base, &armed);
+	if (ASSERT_OK_PTR(plain, "load untracked") & ASSERT_OK_PTR(tracked, "load tracked") &
+	    ASSERT_OK_PTR(guarded, "load tracked")) {
+		double one0, one1, trk;
+
 		printf("bench: watchdog, 10 kfunc calls per run (tc test runs), %d runs x %d rounds, median\n",
 		       BENCH_RUNS, BENCH_ROUNDS);
-		printf("  untracked %.0f ns/run, tracked with watchdog_ms armed %.0f ns/run: %.1f ns per call\n",
-		       base, armed, (armed - base) / 10);
+		time_tc_pair(bpf_program__fd(plain->progs.bench_one_call),
+			     bpf_program__fd(tracked->progs.bench_one_call), &one0, &one1);
+		printf("  run entry+exit of a tracked program (one call per run): %.0f ns (%.0f vs %.0f per run)\n",
+		       one1 - one0, one0, one1);
+		time_tc_pair(bpf_program__fd(plain->progs.bench_calls),
+			     bpf_program__fd(tracked->progs.bench_calls), &base, &trk);
+		param_write("watchdog_ms", "60000");
+		time_tc_pair(bpf_program__fd(plain->progs.bench_calls),
+			     bpf_program__fd(guarded->progs.bench_calls), &base, &armed);
+		param_write("watchdog_ms", "0");
+		printf("  untracked %.0f ns/run, tracked %.0f, tracked with watchdog_ms armed %.0f: armed adds %.1f ns per call over tracked\n",
+		       base, trk, armed, (armed - trk) / 10);
 	}
 	bench_bpf__destroy(plain);
+	bench_bpf__destroy(tracked);
 	bench_bpf__destroy(guarded);
+	bench_ticks();
 
 	/* stop latency: budget expiry to the caller getting control back */
 	param_write("watchdog_ms", "50");
