@@ -14,6 +14,8 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/types.h>
+#include <linux/math64.h>
+#include <asm/tsc.h>
 
 struct dentry;
 struct rtg_image;
@@ -108,13 +110,14 @@ struct rtg_site {
  * struct rtg_held - one resource a run holds
  * @obj: the object, iterator or lock
  * @site: the call site that acquired it
- * @seen_ns: when the watchdog timer first saw it held, 0 before that; the
- *	hooks take no clock, so a hold counts from the first tick that sees it
+ * @seen: when the watchdog timer first saw it held (rtg_clock()), 0 before
+ *	that; the hooks take no clock, so a hold counts from the first tick
+ *	that sees it
  */
 struct rtg_held {
 	u64 obj;
 	const struct rtg_site *site;
-	u64 seen_ns;
+	u64 seen;
 };
 
 /**
@@ -122,7 +125,7 @@ struct rtg_held {
  * @prev: the run this one interrupted or was called from, on this task
  * @tp: the program
  * @task: the task it runs on (for debugfs)
- * @start_ns: local_clock() at entry
+ * @start: rtg_clock() at entry
  * @nslots: entries in @held
  * @count: entries used in @held, the top; entries below it whose @obj is
  *	0 were given back
@@ -144,7 +147,7 @@ struct rtg_run {
 	struct rtg_run *prev;
 	struct rtg_prog *tp;
 	struct task_struct *task;
-	u64 start_ns;
+	u64 start;
 	u16 nslots;
 	u16 count;
 	u8 stop;
@@ -233,6 +236,31 @@ enum rtg_image_mode {
 static inline struct bpf_prog_aux *rtg_main_aux(const struct rtg_image *image)
 {
 	return image->aux->main_prog_aux ?: image->aux;
+}
+
+/**
+ * rtg_clock() - the clock of runs: the TSC of the CPU the caller is on
+ *
+ * One instruction. A run does not move between CPUs (BPF programs run
+ * with migration disabled), and the watchdog timer that judges it runs
+ * on its CPU, so its start and the timer's now come from one counter.
+ *
+ * Return: TSC cycles.
+ */
+static __always_inline u64 rtg_clock(void)
+{
+	return rdtsc();
+}
+
+/**
+ * rtg_clock_ns() - rtg_clock() cycles in ns
+ * @cycles: a difference of rtg_clock() values
+ *
+ * Return: nanoseconds.
+ */
+static inline u64 rtg_clock_ns(u64 cycles)
+{
+	return mul_u64_u32_div(cycles, USEC_PER_SEC, tsc_khz);
 }
 
 /* rtguard_main.c */
@@ -329,7 +357,7 @@ static __always_inline void rtg_run_hold(struct rtg_run *run,
 	h = &run->held[run->count];
 	h->obj = obj;
 	h->site = site;
-	h->seen_ns = 0;
+	h->seen = 0;
 	/* the watchdog timer of this CPU sees the entry before the count */
 	barrier();
 	WRITE_ONCE(run->count, run->count + 1);

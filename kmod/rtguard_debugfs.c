@@ -3,9 +3,9 @@
  * bpf_rtguard: debugfs files.
  *
  *   bpf_rtguard/calls   one line per hooked call site:
- *                       prog_id prog_name insn_idx count function [module]
+ *                       prog ID NAME: insn= count= func=FUNCTION [module]
  *   bpf_rtguard/progs   one line per hooked program image:
- *                       prog_id prog_name func_idx sites max_refs debug_mode
+ *                       prog ID NAME: func_idx= sites= max_refs= debug_mode=
  *
  *   bpf_rtguard/held    each tracked program, then every run in flight and
  *                       what it holds
@@ -32,7 +32,7 @@ static int rtg_calls_show(struct seq_file *m, void *v)
 	struct rtg_image *image;
 	u32 i;
 
-	seq_puts(m, "# prog_id prog_name insn count function\n");
+	seq_puts(m, "# prog ID NAME: insn=INSN count=CALLS func=FUNCTION\n");
 	mutex_lock(&rtg_images_lock);
 	list_for_each_entry(image, &rtg_images, node) {
 		struct bpf_prog_aux *main = rtg_main_aux(image);
@@ -40,8 +40,8 @@ static int rtg_calls_show(struct seq_file *m, void *v)
 		for (i = 0; i < image->nr_sites; i++) {
 			const struct rtg_site *site = &image->sites[i];
 
-			seq_printf(m, "%u %s %u %llu %ps\n", main->id,
-				   main->name[0] ? main->name : "-",
+			seq_printf(m, "prog %u %s: insn=%u count=%llu func=%ps\n",
+				   main->id, main->name[0] ? main->name : "-",
 				   site->insn_idx, rtg_site_count(site),
 				   site->func);
 		}
@@ -55,12 +55,13 @@ static int rtg_progs_show(struct seq_file *m, void *v)
 {
 	struct rtg_image *image;
 
-	seq_puts(m, "# prog_id prog_name func_idx sites max_refs debug_mode\n");
+	seq_puts(m, "# prog ID NAME: func_idx=N sites=N max_refs=N debug_mode=0|1\n");
 	mutex_lock(&rtg_images_lock);
 	list_for_each_entry(image, &rtg_images, node) {
 		struct bpf_prog_aux *main = rtg_main_aux(image);
 
-		seq_printf(m, "%u %s %u %u %u %d\n", main->id,
+		seq_printf(m, "prog %u %s: func_idx=%u sites=%u max_refs=%u debug_mode=%d\n",
+			   main->id,
 			   main->name[0] ? main->name : "-",
 			   image->aux->func_idx, image->nr_sites,
 			   main->max_acquired_refs, main->debug_mode);
@@ -88,7 +89,7 @@ static void rtg_held_show_task(struct seq_file *m, struct task_struct *t,
 	int depth;
 
 	for (depth = 0; addr && depth < 16; depth++, addr = run.prev) {
-		u64 now = local_clock();
+		u64 now = rtg_clock();	/* another CPU's: close enough to show */
 		u32 i, n;
 
 		if ((unsigned long)addr < lo || (unsigned long)addr + sizeof(run) > hi) {
@@ -103,7 +104,7 @@ static void rtg_held_show_task(struct seq_file *m, struct task_struct *t,
 			continue;
 		n = min(run.count, run.nslots);
 		seq_printf(m, "  run pid=%d age_us=%llu top=%u stop=%s incomplete=%u rcu=%u preempt=%u\n",
-			   task_pid_nr(t), (now - run.start_ns) / NSEC_PER_USEC, n,
+			   task_pid_nr(t), rtg_clock_ns(now - run.start) / NSEC_PER_USEC, n,
 			   run.stop == RTG_STOP_RUNTIME ? "watchdog_ms" :
 			   run.stop == RTG_STOP_HOLD ? "hold_limit_us" : "none",
 			   run.incomplete, run.sections[RTG_SECTION_RCU],
@@ -121,9 +122,9 @@ static void rtg_held_show_task(struct seq_file *m, struct task_struct *t,
 			seq_printf(m, "    obj=%#llx func=%ps release=%s insn=%u",
 				   h->obj, h->site->func, h->site->release,
 				   h->site->insn_idx);
-			if (h->seen_ns)
+			if (h->seen)
 				seq_printf(m, " held_us=%llu\n",
-					   (now - h->seen_ns) / NSEC_PER_USEC);
+					   rtg_clock_ns(now - h->seen) / NSEC_PER_USEC);
 			else
 				seq_puts(m, " held_us=-\n");
 		}

@@ -71,7 +71,10 @@ struct rtg_pairing {
 	struct rtg_unpaired *unpaired;
 };
 
-/* What flags and BTF types cannot tell (see NOTES: pairing by type fails). */
+/*
+ * What flags and BTF types cannot tell: a type with two releases, a release
+ * that needs more than the object, pairs without KF_* flags, helpers.
+ */
 static const struct rtg_explicit_pair {
 	const char *acquire, *what, *release, *release_alt, *release_args;
 	bool helper;

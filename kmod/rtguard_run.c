@@ -110,7 +110,7 @@ void rtg_run_enter(struct rtg_run *run, struct rtg_image *image)
 	run->prev = task->bpf_hook_run;
 	run->tp = tp;
 	run->task = task;
-	run->start_ns = local_clock();
+	run->start = rtg_clock();
 	run->nslots = tp->nslots;
 	run->count = 0;
 	run->stop = RTG_STOP_NONE;

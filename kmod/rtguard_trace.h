@@ -73,33 +73,12 @@ TRACE_EVENT_FN(rtg_call,
 	rtg_trace_reg, rtg_trace_unreg
 );
 
-/* A tracked run took a resource: an object, an iterator, a lock, a section. */
-TRACE_EVENT(rtg_acquire,
-
-	TP_PROTO(const struct rtg_site *site, u64 obj),
-
-	TP_ARGS(site, obj),
-
-	TP_STRUCT__entry(
-		__field(u64, obj)
-		__field(void *, func)
-		__field(u32, prog_id)
-		__field(u32, insn)
-	),
-
-	TP_fast_assign(
-		__entry->obj = obj;
-		__entry->func = site->func;
-		__entry->prog_id = site->main->id;
-		__entry->insn = site->insn_idx;
-	),
-
-	TP_printk("prog=%u insn=%u obj=%#llx func=%ps", __entry->prog_id,
-		  __entry->insn, __entry->obj, __entry->func)
-);
-
-/* A tracked run gave a resource back; acq_insn is -1 when it held no such thing. */
-TRACE_EVENT(rtg_release,
+/*
+ * A tracked run took a resource (an object, an iterator, a lock, a section)
+ * or gave one back. acq_insn is the site that acquired it: the site itself
+ * for an acquisition, -1 for a release of something the run did not hold.
+ */
+DECLARE_EVENT_CLASS(rtg_hold_class,
 
 	TP_PROTO(const struct rtg_site *site, u64 obj,
 		 const struct rtg_site *acquired),
@@ -125,6 +104,18 @@ TRACE_EVENT(rtg_release,
 	TP_printk("prog=%u insn=%u obj=%#llx acq_insn=%d func=%ps",
 		  __entry->prog_id, __entry->insn, __entry->obj,
 		  __entry->acq_insn, __entry->func)
+);
+
+DEFINE_EVENT(rtg_hold_class, rtg_acquire,
+	TP_PROTO(const struct rtg_site *site, u64 obj,
+		 const struct rtg_site *acquired),
+	TP_ARGS(site, obj, acquired)
+);
+
+DEFINE_EVENT(rtg_hold_class, rtg_release,
+	TP_PROTO(const struct rtg_site *site, u64 obj,
+		 const struct rtg_site *acquired),
+	TP_ARGS(site, obj, acquired)
 );
 
 TRACE_DEFINE_ENUM(RTG_STOP_RUNTIME);

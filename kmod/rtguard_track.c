@@ -53,7 +53,9 @@ static __always_inline void rtg_hold(struct rtg_run *run,
 				     const struct rtg_site *site, u64 obj)
 {
 	rtg_run_hold(run, site, obj);
-	trace_rtg_acquire(site, obj);
+	/* tested here, so that the event's function is called only when on */
+	if (trace_rtg_acquire_enabled())
+		trace_rtg_acquire(site, obj, site);
 }
 
 static __always_inline void rtg_give_back(struct rtg_run *run,
@@ -61,7 +63,8 @@ static __always_inline void rtg_give_back(struct rtg_run *run,
 {
 	const struct rtg_site *acquired = rtg_run_give_back(run, obj);
 
-	trace_rtg_release(site, obj, acquired);
+	if (trace_rtg_release_enabled())
+		trace_rtg_release(site, obj, acquired);
 }
 
 /* End of every post hook: finish the call's record, if one was started. */
@@ -177,7 +180,8 @@ static u64 rtg_section_begin_post(u64 r0, u64 saved, u64 token,
 			WRITE_ONCE(*depth, *depth + 1);
 		else
 			run->incomplete = 1;
-		trace_rtg_acquire(site, site->section + 1);
+		if (trace_rtg_acquire_enabled())
+			trace_rtg_acquire(site, site->section + 1, site);
 	}
 	return rtg_post_done(r0, token, site);
 }
@@ -205,7 +209,8 @@ static u64 rtg_section_end_post(u64 r0, u64 saved, u64 token,
 		else
 			run->unmatched++;
 		/* sections are counted: the acquiring site is not known */
-		trace_rtg_release(site, site->section + 1, held ? site : NULL);
+		if (trace_rtg_release_enabled())
+			trace_rtg_release(site, site->section + 1, held ? site : NULL);
 	}
 	return rtg_post_done(r0, token, site);
 }

@@ -197,7 +197,7 @@ long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site)
 u64 rtg_watchdog_run_exit(struct rtg_run *run, u64 ret)
 {
 	struct rtg_prog *tp = run->tp;
-	u64 us = (local_clock() - run->start_ns) / NSEC_PER_USEC;
+	u64 us = rtg_clock_ns(rtg_clock() - run->start) / NSEC_PER_USEC;
 	u32 released = run->fast_releases;
 
 	atomic_dec(&rtg_slow_calls);
@@ -212,10 +212,10 @@ u64 rtg_watchdog_run_exit(struct rtg_run *run, u64 ret)
 	return rtg_stop_retval(tp->main->prog->type);
 }
 
-/* Mark the runs of the interrupted task that overran. */
-static void rtg_watchdog_check(u64 runtime_ns, u64 hold_ns)
+/* Mark the runs of the interrupted task that overran (limits in cycles). */
+static void rtg_watchdog_check(u64 runtime, u64 hold)
 {
-	u64 now = local_clock();
+	u64 now = rtg_clock();
 	struct rtg_run *run;
 	u32 j;
 
@@ -224,20 +224,20 @@ static void rtg_watchdog_check(u64 runtime_ns, u64 hold_ns)
 
 		if (run->stop)
 			continue;
-		if (runtime_ns && now - run->start_ns > runtime_ns)
+		if (runtime && now - run->start > runtime)
 			reason = RTG_STOP_RUNTIME;
-		for (j = 0; hold_ns && j < run->count; j++) {
+		for (j = 0; hold && j < run->count; j++) {
 			struct rtg_held *h = &run->held[j];
 
 			if (!h->obj)
 				continue;
 			/* a hold counts from the first tick that sees it */
-			if (!h->seen_ns) {
-				h->seen_ns = now;
+			if (!h->seen) {
+				h->seen = now;
 				continue;
 			}
 			if (!(h->site->flags & RTG_SITE_ITER) &&
-			    now - h->seen_ns > hold_ns)
+			    now - h->seen > hold)
 				reason = RTG_STOP_HOLD;
 		}
 		if (reason) {
@@ -258,7 +258,9 @@ static enum hrtimer_restart rtg_watchdog_fn(struct hrtimer *timer)
 	if (ms || us) {
 		u64 t0 = local_clock();
 
-		rtg_watchdog_check((u64)ms * NSEC_PER_MSEC, (u64)us * NSEC_PER_USEC);
+		/* cycles = ns * kHz / 10^6 */
+		rtg_watchdog_check(mul_u64_u32_div((u64)ms * NSEC_PER_MSEC, tsc_khz, USEC_PER_SEC),
+				   mul_u64_u32_div((u64)us * NSEC_PER_USEC, tsc_khz, USEC_PER_SEC));
 		__this_cpu_inc(rtg_watchdog_ticks);
 		__this_cpu_add(rtg_watchdog_tick_ns, local_clock() - t0);
 	}

@@ -25,7 +25,7 @@ int calls_read(struct rtg_call_site *sites, int max)
 
 		if (line[0] == '#')
 			continue;
-		if (sscanf(line, "%u %31s %u %lu %63s", &s->prog_id, s->prog,
+		if (sscanf(line, "prog %u %31[^:]: insn=%u count=%lu func=%63s", &s->prog_id, s->prog,
 			   &s->insn, &s->count, s->func) == 5)
 			n++;
 	}
@@ -33,7 +33,7 @@ int calls_read(struct rtg_call_site *sites, int max)
 	return n;
 }
 
-/* "prog_id prog_name func_idx sites max_refs debug_mode" */
+/* "prog ID NAME: func_idx=N sites=N max_refs=N debug_mode=0|1" */
 int progs_find(uint32_t id, struct rtg_prog_line *pl)
 {
 	FILE *f = fopen(DBG "progs", "r");
@@ -43,7 +43,7 @@ int progs_find(uint32_t id, struct rtg_prog_line *pl)
 	if (!f)
 		return -errno;
 	while (found && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%u %31s %u %u %u %d", &pl->id, pl->name,
+		if (sscanf(line, "prog %u %31[^:]: func_idx=%u sites=%u max_refs=%u debug_mode=%d", &pl->id, pl->name,
 			   &pl->func_idx, &pl->sites, &pl->max_refs,
 			   &pl->debug_mode) == 6 && pl->id == id)
 			found = 0;
@@ -175,7 +175,7 @@ int track_events_read(uint32_t id, struct track_event *ev, int max)
 		if (acq) {
 			e->acquire = true;
 			e->acq_insn = -1;
-			if (sscanf(acq + 14, "prog=%u insn=%u obj=%lx func=%63s", &prog,
+			if (sscanf(acq + 14, "prog=%u insn=%u obj=%lx acq_insn=%*d func=%63s", &prog,
 				   &e->insn, &e->obj, e->func) == 4 && prog == id)
 				n++;
 		} else if (rel) {
