@@ -212,6 +212,27 @@ void test_runs_many_sleeping(void)
 	runs_bpf__destroy(skel);
 }
 
+/* The JIT image of runs_no_calls, loaded with track set to @track. */
+static int no_calls_image(const char *track, uint8_t *buf, uint32_t *len)
+{
+	struct bpf_prog_info info = {};
+	uint32_t ilen = sizeof(info);
+	struct runs_bpf *skel;
+	int err;
+
+	param_write("track", track);
+	skel = runs_load();
+	if (!skel)
+		return -1;
+	info.jited_prog_len = *len;
+	info.jited_prog_insns = (unsigned long)buf;
+	err = bpf_prog_get_info_by_fd(bpf_program__fd(skel->progs.runs_no_calls),
+				      &info, &ilen);
+	*len = info.jited_prog_len;
+	runs_bpf__destroy(skel);
+	return err;
+}
+
 /* Tracked programs in held, but those being freed (id 0). */
 static int count_tracked(void)
 {
@@ -242,6 +263,18 @@ void test_runs_untracked(void)
 				   "a program without calls in progs");
 			runs_bpf__destroy(skel);
 		}
+	}
+	if (test__start_subtest("no_calls_same_bytes")) {
+		static uint8_t a[4096], b[4096];
+		uint32_t la = sizeof(a), lb = sizeof(b);
+
+		/* nothing to bracket: no exception boundary, no run area */
+		if (ASSERT_OK(no_calls_image("0", a, &la), "image with track=0") &&
+		    ASSERT_OK(no_calls_image("1", b, &lb), "image with track=1")) {
+			ASSERT_EQ(lb, la, "image bytes, track=1 vs track=0");
+			ASSERT_EQ(memcmp(a, b, la < lb ? la : lb), 0, "images differ");
+		}
+		param_write("track", "1");
 	}
 	if (test__start_subtest("classic_socket_filter")) {
 		/* ld #rand (a helper call once converted); ret #-1 */
