@@ -47,11 +47,13 @@ applied=$CACHE/applied
 mkdir -p "$applied"
 if ! diff -rq "$TOP/kpatch" "$applied" >/dev/null 2>&1; then
 	stamps=$(mktemp)
+	# (nothing is applied yet in a new cache: no error for that)
 	cat "$applied"/*.patch "$TOP"/kpatch/*.patch 2>/dev/null |
 		sed -n 's#^+++ b/##p' | sort -u | while read -r f; do
-		[ -f "$KSRC/$f" ] &&
+		if [ -f "$KSRC/$f" ]; then
 			echo "$(sha1sum < "$KSRC/$f" | cut -d' ' -f1) $(stat -c %Y "$KSRC/$f") $f"
-	done > "$stamps"
+		fi
+	done > "$stamps" || true
 	for p in $(ls -r "$applied"/*.patch 2>/dev/null); do
 		log "reverting $(basename "$p")"
 		patch -d "$KSRC" -p1 -R -s --no-backup-if-mismatch < "$p" ||
@@ -65,8 +67,10 @@ if ! diff -rq "$TOP/kpatch" "$applied" >/dev/null 2>&1; then
 		cp "$p" "$applied/"
 	done
 	while read -r sum time f; do
-		[ -f "$KSRC/$f" ] && [ "$(sha1sum < "$KSRC/$f" | cut -d' ' -f1)" = "$sum" ] &&
+		if [ -f "$KSRC/$f" ] &&
+		   [ "$(sha1sum < "$KSRC/$f" | cut -d' ' -f1)" = "$sum" ]; then
 			touch -d "@$time" "$KSRC/$f"
+		fi
 	done < "$stamps"
 	rm -f "$stamps"
 fi
