@@ -36,7 +36,8 @@ TRACE_EVENT_FN(rtg_call,
 		__field(u8, arg_is_signed)
 		__field(u8, arg_is_32bit)
 		__field(u8, ret_size)
-		__field(u8, flags)
+		__field(bool, ret_ptr)
+		__field(bool, ret_signed)
 		__array(char, prog_name, BPF_OBJ_NAME_LEN)
 	),
 
@@ -57,16 +58,18 @@ TRACE_EVENT_FN(rtg_call,
 		__entry->arg_is_signed = site->arg_is_signed;
 		__entry->arg_is_32bit = site->arg_is_32bit;
 		__entry->ret_size = site->ret_size;
-		__entry->flags = site->flags;
+		__entry->ret_ptr = site->flags & RTG_SITE_RET_PTR;
+		__entry->ret_signed = site->flags & RTG_SITE_RET_SIGNED;
 		memcpy(__entry->prog_name, site->main->name, BPF_OBJ_NAME_LEN);
 	),
 
-	TP_printk("t=%llu dur=%llu prog=%u name=%.16s insn=%u nargs=%u ptr=%#x signed=%#x int32=%#x retsize=%u flags=%#x args=%#llx,%#llx,%#llx,%#llx,%#llx ret=%#llx func=%ps",
+	TP_printk("t=%llu dur=%llu prog=%u name=%.16s insn=%u nargs=%u ptr=%#x signed=%#x int32=%#x retsize=%u retptr=%u retsigned=%u args=%#llx,%#llx,%#llx,%#llx,%#llx ret=%#llx func=%ps",
 		  __entry->start_ns, __entry->dur_ns, __entry->prog_id,
 		  __entry->prog_name[0] ? __entry->prog_name : "-",
 		  __entry->insn, __entry->nr_args, __entry->arg_is_ptr,
 		  __entry->arg_is_signed, __entry->arg_is_32bit,
-		  __entry->ret_size, __entry->flags, __entry->args[0], __entry->args[1],
+		  __entry->ret_size, __entry->ret_ptr, __entry->ret_signed,
+		  __entry->args[0], __entry->args[1],
 		  __entry->args[2], __entry->args[3], __entry->args[4],
 		  __entry->ret, __entry->func),
 

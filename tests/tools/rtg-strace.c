@@ -36,12 +36,9 @@
 
 struct rtg_record {
 	unsigned long long t, dur, args[5], ret;
-	unsigned int prog, insn, nargs, ptr, sign, int32, retsize, flags;
+	unsigned int prog, insn, nargs, ptr, sign, int32, retsize, retptr, retsigned;
 	char name[64], func[128];
 };
-
-#define RET_PTR		0x1
-#define RET_SIGNED	0x2
 
 static int write_file(const char *path, const char *val)
 {
@@ -65,11 +62,11 @@ static bool parse_record(const char *line, struct rtg_record *r)
 	if (!p)
 		return false;
 	if (sscanf(p + 11,
-		   "t=%llu dur=%llu prog=%u name=%63s insn=%u nargs=%u ptr=%x signed=%x int32=%x retsize=%u flags=%x args=%llx,%llx,%llx,%llx,%llx ret=%llx func=%127[^\n]",
+		   "t=%llu dur=%llu prog=%u name=%63s insn=%u nargs=%u ptr=%x signed=%x int32=%x retsize=%u retptr=%u retsigned=%u args=%llx,%llx,%llx,%llx,%llx ret=%llx func=%127[^\n]",
 		   &r->t, &r->dur, &r->prog, r->name, &r->insn, &r->nargs,
-		   &r->ptr, &r->sign, &r->int32, &r->retsize, &r->flags,
+		   &r->ptr, &r->sign, &r->int32, &r->retsize, &r->retptr, &r->retsigned,
 		   &r->args[0], &r->args[1], &r->args[2], &r->args[3],
-		   &r->args[4], &r->ret, r->func) != 18)
+		   &r->args[4], &r->ret, r->func) != 19)
 		return false;
 	mod = strstr(r->func, " [");	/* "%ps" of a module function */
 	if (mod)
@@ -117,8 +114,8 @@ static void print_record(const struct rtg_record *r)
 	}
 	n += snprintf(line + n, sizeof(line) - n, ")");
 	if (r->retsize) {
-		format_value(val, sizeof(val), r->ret, r->flags & RET_PTR,
-			     r->flags & RET_SIGNED, r->retsize);
+		format_value(val, sizeof(val), r->ret, r->retptr, r->retsigned,
+			     r->retsize);
 		n += snprintf(line + n, sizeof(line) - n, " = %s", val);
 	}
 	if (r->dur < 1000)
