@@ -78,7 +78,7 @@ static __always_inline u64 rtg_post_done(u64 r0, u64 token,
 }
 
 /**
- * rtg_acquire_post() - hold what an acquiring call returned
+ * rtg_acquire_post_slow() - hold what an acquiring call returned, in general
  * @r0: the result, the object acquired or NULL
  * @saved: unused
  * @token: the pre hook's token
@@ -86,7 +86,7 @@ static __always_inline u64 rtg_post_done(u64 r0, u64 token,
  *
  * Return: @r0.
  */
-static u64 rtg_acquire_post(u64 r0, u64 saved, u64 token,
+static noinline u64 rtg_acquire_post_slow(u64 r0, u64 saved, u64 token,
 			    const struct rtg_site *site)
 {
 	struct rtg_run *run = rtg_current_run(site);
@@ -97,7 +97,40 @@ static u64 rtg_acquire_post(u64 r0, u64 saved, u64 token,
 }
 
 /**
- * rtg_release_post() - forget what a releasing call gave back
+ * rtg_acquire_post() - hold what an acquiring call returned
+ * @r0: the result, the object acquired or NULL
+ * @saved: unused
+ * @token: the pre hook's token
+ * @site: the call site
+ *
+ * The common case in line and without a call, so that it needs no saved
+ * register: anything else is a tail call of the general path.
+ *
+ * Return: @r0.
+ */
+static u64 rtg_acquire_post(u64 r0, u64 saved, u64 token,
+			    const struct rtg_site *site)
+{
+	struct rtg_run *run = current->bpf_hook_run;
+
+	if (likely(run && run->tp == site->tprog && r0 &&
+		   run->count < run->nslots &&
+		   !(site->flags & RTG_SITE_TRACE) && !trace_rtg_acquire_enabled())) {
+		struct rtg_held *h = &run->held[run->count];
+
+		h->obj = r0;
+		h->site = site;
+		h->seen = 0;
+		/* the watchdog timer of this CPU sees the entry before the count */
+		barrier();
+		WRITE_ONCE(run->count, run->count + 1);
+		return r0;
+	}
+	return rtg_acquire_post_slow(r0, saved, token, site);
+}
+
+/**
+ * rtg_release_post_slow() - forget what a releasing call gave back, in general
  * @r0: the result
  * @saved: BPF R1 before the call, the object released
  * @token: the pre hook's token
@@ -105,7 +138,7 @@ static u64 rtg_acquire_post(u64 r0, u64 saved, u64 token,
  *
  * Return: @r0.
  */
-static u64 rtg_release_post(u64 r0, u64 saved, u64 token,
+static noinline u64 rtg_release_post_slow(u64 r0, u64 saved, u64 token,
 			    const struct rtg_site *site)
 {
 	struct rtg_run *run = rtg_current_run(site);
@@ -113,6 +146,35 @@ static u64 rtg_release_post(u64 r0, u64 saved, u64 token,
 	if (run)
 		rtg_give_back(run, site, saved);
 	return rtg_post_done(r0, token, site);
+}
+
+/**
+ * rtg_release_post() - forget what a releasing call gave back
+ * @r0: the result
+ * @saved: BPF R1 before the call, the object released
+ * @token: the pre hook's token
+ * @site: the call site
+ *
+ * In line when the object is the top entry and the one below it is held;
+ * anything else is a tail call of the general path.
+ *
+ * Return: @r0.
+ */
+static u64 rtg_release_post(u64 r0, u64 saved, u64 token,
+			    const struct rtg_site *site)
+{
+	struct rtg_run *run = current->bpf_hook_run;
+	u32 n;
+
+	if (likely(run && run->tp == site->tprog && (n = run->count) &&
+		   run->held[n - 1].obj == saved &&
+		   (n == 1 || run->held[n - 2].obj) &&
+		   run->how != RTG_HOW_FAST &&
+		   !(site->flags & RTG_SITE_TRACE) && !trace_rtg_release_enabled())) {
+		WRITE_ONCE(run->count, n - 1);
+		return r0;
+	}
+	return rtg_release_post_slow(r0, saved, token, site);
 }
 
 /**
