@@ -87,7 +87,7 @@ static __always_inline u64 rtg_post_done(u64 r0, u64 token,
  * Return: @r0.
  */
 static noinline u64 rtg_acquire_post_slow(u64 r0, u64 saved, u64 token,
-			    const struct rtg_site *site)
+					  const struct rtg_site *site)
 {
 	struct rtg_run *run = rtg_current_run(site);
 
@@ -139,7 +139,7 @@ static u64 rtg_acquire_post(u64 r0, u64 saved, u64 token,
  * Return: @r0.
  */
 static noinline u64 rtg_release_post_slow(u64 r0, u64 saved, u64 token,
-			    const struct rtg_site *site)
+					  const struct rtg_site *site)
 {
 	struct rtg_run *run = rtg_current_run(site);
 
@@ -164,9 +164,9 @@ static u64 rtg_release_post(u64 r0, u64 saved, u64 token,
 			    const struct rtg_site *site)
 {
 	struct rtg_run *run = current->bpf_hook_run;
-	u32 n;
+	u32 n = run ? run->count : 0;
 
-	if (likely(run && run->tp == site->tprog && (n = run->count) &&
+	if (likely(n && run->tp == site->tprog &&
 		   run->held[n - 1].obj == saved &&
 		   (n == 1 || run->held[n - 2].obj) &&
 		   run->how != RTG_HOW_FAST &&
