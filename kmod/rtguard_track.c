@@ -116,14 +116,8 @@ static u64 rtg_acquire_post(u64 r0, u64 saved, u64 token,
 	if (likely(run && run->tp == site->tprog && r0 &&
 		   run->count < run->nslots &&
 		   !(site->flags & RTG_SITE_TRACE) && !trace_rtg_acquire_enabled())) {
-		struct rtg_held *h = &run->held[run->count];
-
-		h->obj = r0;
-		h->site = site;
-		h->seen = 0;
-		/* the watchdog timer of this CPU sees the entry before the count */
-		barrier();
-		WRITE_ONCE(run->count, run->count + 1);
+		/* there is room: rtg_run_hold() makes no call */
+		rtg_run_hold(run, site, r0);
 		return r0;
 	}
 	return rtg_acquire_post_slow(r0, saved, token, site);
