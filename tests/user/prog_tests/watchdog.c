@@ -348,6 +348,8 @@ void test_watchdog_spin_lock(void)
 	}
 	printf("  %d rounds of 2 stopped runs, %d stopped holding the spin lock\n",
 	       round, held);
+	/* a lock is released once per stopped run at most, never twice */
+	ASSERT_LE(held, 2 * round, "watchdog releases of the spin lock");
 out:
 	trace_event_enable("bpf_rtguard/rtg_release", false);
 	watchdog_bpf__destroy(skel);
