@@ -37,8 +37,47 @@ enum rtg_role {
 	RTG_ROLE_HOLD_TOKEN,		/* opens a section (RCU, preemption) */
 	RTG_ROLE_RELEASE_TOKEN,		/* ends the section */
 	RTG_ROLE_KPTR_XCHG,		/* argument 2 goes to a map, the result comes out */
+	RTG_ROLE_MOVE_OUT,		/* an argument moves into a bpf_list or rbtree */
+	RTG_ROLE_MOVE_IN,		/* the result comes out of a bpf_list or rbtree */
 	RTG_ROLE_ITER_NEXT,		/* nothing held; NULL once the run fast-executes */
 	RTG_ROLE_GUARD,			/* nothing held; a place to stop the run */
+};
+
+/**
+ * struct rtg_fn_facts - what a helper or kfunc does to what a run holds
+ * @name: the kfunc's name; for a helper, its name in the UAPI
+ * @helper: the helper's &enum bpf_func_id, 0 for a kfunc
+ * @role: &enum rtg_role
+ * @section: for the section roles, &enum rtg_section
+ * @arg: the argument the role concerns (held, given back, moved), 1 to 5
+ * @verifier_acquires: the role applies only where the verifier acquired a
+ *	reference for the result (bpf_map_lookup_elem() on a sockmap)
+ * @what: what a successful call leaves the program holding
+ * @release: the call that gives it back in the program's own code
+ * @stop_release: the call the watchdog makes on a stopped run's behalf,
+ *	with the object as first argument and 0 for the others; NULL when
+ *	there is none it can make (bpf_obj_drop() needs the type's meta)
+ * @release_args: the arguments @release takes
+ * @stop_helper: the helper (&enum bpf_func_id) that @stop_release names,
+ *	reached through an entry the JIT places for the acquiring call
+ *	itself, so that the watchdog can call it even when the program
+ *	does not (it only submits the records it reserves)
+ *
+ * Explicit facts are declared once, in rtguard_pairing.c; those of other
+ * kfuncs follow from their KF_* flags and BTF types.
+ */
+struct rtg_fn_facts {
+	const char *name;
+	u32 helper;
+	u8 role;
+	u8 section;
+	u8 arg;
+	bool verifier_acquires;
+	const char *what;
+	const char *release;
+	const char *stop_release;
+	const char *release_args;
+	u32 stop_helper;
 };
 
 /* rtg_run::stop: why the watchdog stops the run */
@@ -53,6 +92,7 @@ enum rtg_stop_how {
 	RTG_HOW_NONE,
 	RTG_HOW_UNWOUND,	/* released by the watchdog, program left */
 	RTG_HOW_FAST,		/* fast-executed: the program released what it held */
+	RTG_HOW_REPORTED,	/* not stoppable: reported, left to run */
 };
 
 /* Sections a run can be in, counted rather than held */
@@ -85,7 +125,9 @@ struct rtg_prog;
  * @tprog: tracking state of the program, for tracked images
  * @thunk: for releasing sites, an entry in the image that starts with
  *	ENDBR and jumps to @func (filled in by the JIT)
- * @release: for acquiring sites, the call that gives the resource back
+ * @obj_off: for the graph roles, the node's offset inside the object
+ * @stop_release: for acquiring sites, the call the watchdog makes to give
+ *	the resource back, or "" when there is none (&rtg_fn_facts)
  */
 struct rtg_site {
 	void *func;
@@ -103,7 +145,8 @@ struct rtg_site {
 	u8 section;
 	struct rtg_prog *tprog;
 	void *thunk;
-	char release[48];
+	s32 obj_off;
+	char stop_release[48];
 };
 
 /**
@@ -165,6 +208,9 @@ struct rtg_run {
  * @main: aux data of the main program
  * @images: images using this state
  * @nslots: entries in each run's table (from the run area size)
+ * @stoppable: the watchdog stops its runs; otherwise it only reports
+ *	the runs it would have stopped (rtguard_stop_policy.c)
+ * @stop_ret: what a stopped run returns
  * @no_unwind: the program takes references the tables do not track
  *	(ring buffer dynptrs): the watchdog only fast-executes it
  * @incomplete: runs that could not record everything
@@ -173,6 +219,7 @@ struct rtg_run {
  *	the hooks cannot see, e.g. ownership moved into a bpf_list)
  * @stray: hooked calls that found no run of this program (never expected)
  * @stops: runs the watchdog stopped
+ * @reported: runs it would have stopped, but the program is not stoppable
  * @stop_released: resources given back by stopped runs
  * @nr_release_fns: entries used in @release_fns
  * @release_fns: the release functions the program calls, by name, each
@@ -184,12 +231,15 @@ struct rtg_prog {
 	struct bpf_prog_aux *main;
 	refcount_t images;
 	u32 nslots;
+	bool stoppable;
+	u64 stop_ret;
 	bool no_unwind;
 	atomic_long_t incomplete;
 	atomic_long_t unmatched;
 	atomic_long_t leftover;
 	atomic_long_t stray;
 	atomic_long_t stops;
+	atomic_long_t reported;
 	atomic_long_t stop_released;
 	u32 nr_release_fns;
 	struct {
@@ -268,6 +318,7 @@ extern bool rtg_hook_all;
 extern bool rtg_track;
 extern unsigned int rtg_watchdog_ms;
 extern unsigned int rtg_hold_limit_us;
+extern bool rtg_stop_unsafe;
 
 enum rtg_debug_mode {
 	RTG_DEBUG_OFF,
@@ -369,19 +420,27 @@ u32 rtg_run_held(const struct rtg_run *run);
 /* rtguard_watchdog.c */
 long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site);
 u64 rtg_watchdog_run_exit(struct rtg_run *run, u64 ret);
-u64 rtg_stop_retval(enum bpf_prog_type type);
 void rtg_watchdog_stats(u64 *ticks, u64 *ns);
 int rtg_watchdog_init(void);
 void rtg_watchdog_exit(void);
 
 /* rtguard_track.c: the hooks, and the choice between them */
 long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site);
-u32 rtg_track_prog_verified(struct bpf_prog *prog, bool capable);
+u32 rtg_track_prog_verified(struct bpf_prog *prog, bool capable,
+			    const struct bpf_retval_range *retval);
 bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 		      struct bpf_call_hook_site *hook);
 
+/* rtguard_stop_policy.c */
+u32 rtg_stop_policy_verified(struct bpf_prog *prog,
+			     const struct bpf_retval_range *retval);
+bool rtg_stop_policy_decode(const struct bpf_prog_aux *main, u64 *ret);
+void rtg_stop_policy_show(struct seq_file *m);
+
 /* rtguard_pairing.c */
-bool rtg_pairing_release_of(const char *acquire, char *release, size_t len);
+bool rtg_fn_facts_of(const struct bpf_call_info *info, const char *name,
+		     struct rtg_fn_facts *facts, char *stop_release, size_t len);
+const char *rtg_section_end(enum rtg_section section);
 int rtg_pairing_init(struct dentry *dir);
 void rtg_pairing_exit(void);
 int rtg_pairing_rebuild(void);

@@ -32,7 +32,7 @@ static int rtg_calls_show(struct seq_file *m, void *v)
 	struct rtg_image *image;
 	u32 i;
 
-	seq_puts(m, "# prog ID NAME: insn=INSN count=CALLS func=FUNCTION\n");
+	seq_puts(m, "# prog ID NAME: insn=INSN count=CALLS may_fail=0|1 func=FUNCTION\n");
 	mutex_lock(&rtg_images_lock);
 	list_for_each_entry(image, &rtg_images, node) {
 		struct bpf_prog_aux *main = rtg_main_aux(image);
@@ -40,10 +40,10 @@ static int rtg_calls_show(struct seq_file *m, void *v)
 		for (i = 0; i < image->nr_sites; i++) {
 			const struct rtg_site *site = &image->sites[i];
 
-			seq_printf(m, "prog %u %s: insn=%u count=%llu func=%ps\n",
+			seq_printf(m, "prog %u %s: insn=%u count=%llu may_fail=%d func=%ps\n",
 				   main->id, main->name[0] ? main->name : "-",
 				   site->insn_idx, rtg_site_count(site),
-				   site->func);
+				   !!(site->flags & RTG_SITE_MAY_FAIL), site->func);
 		}
 	}
 	mutex_unlock(&rtg_images_lock);
@@ -120,7 +120,8 @@ static void rtg_held_show_task(struct seq_file *m, struct task_struct *t,
 			if (!h->obj || !rtg_site_is_live(h->site))
 				continue;
 			seq_printf(m, "    obj=%#llx func=%ps release=%s insn=%u",
-				   h->obj, h->site->func, h->site->release,
+				   h->obj, h->site->func,
+				   h->site->stop_release[0] ? h->site->stop_release : "-",
 				   h->site->insn_idx);
 			if (h->seen)
 				seq_printf(m, " held_us=%llu\n",
@@ -144,14 +145,16 @@ static int rtg_held_show(struct seq_file *m, void *v)
 	mutex_lock(&rtg_images_lock);
 	mutex_lock(&rtg_progs_lock);
 	list_for_each_entry(tp, &rtg_progs, node) {
-		seq_printf(m, "prog %u %s: slots=%u incomplete=%ld unmatched=%ld leftover=%ld stray=%ld stops=%ld released=%ld\n",
+		seq_printf(m, "prog %u %s: slots=%u incomplete=%ld unmatched=%ld leftover=%ld stray=%ld stops=%ld released=%ld reported=%ld stoppable=%d stop_ret=%lld\n",
 			   tp->main->id, tp->main->name[0] ? tp->main->name : "-",
 			   tp->nslots, atomic_long_read(&tp->incomplete),
 			   atomic_long_read(&tp->unmatched),
 			   atomic_long_read(&tp->leftover),
 			   atomic_long_read(&tp->stray),
 			   atomic_long_read(&tp->stops),
-			   atomic_long_read(&tp->stop_released));
+			   atomic_long_read(&tp->stop_released),
+			   atomic_long_read(&tp->reported), tp->stoppable,
+			   (s64)(s32)tp->stop_ret);
 		rcu_read_lock();
 		for_each_process_thread(g, t) {
 			/* the stack is not pinned: every read of it may fail */
@@ -182,6 +185,13 @@ static int rtg_stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(rtg_stats);
 
+static int rtg_stop_policy_file_show(struct seq_file *m, void *v)
+{
+	rtg_stop_policy_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rtg_stop_policy_file);
+
 /**
  * rtg_debugfs_init() - create the module's debugfs directory and files
  *
@@ -198,6 +208,8 @@ int rtg_debugfs_init(void)
 			    &rtg_held_fops);
 	debugfs_create_file("stats", 0400, rtg_debugfs_dir, NULL,
 			    &rtg_stats_fops);
+	debugfs_create_file("stop_policy", 0400, rtg_debugfs_dir, NULL,
+			    &rtg_stop_policy_file_fops);
 	return 0;
 }
 

@@ -49,6 +49,11 @@ module_param_named(hold_limit_us, rtg_hold_limit_us, uint, 0644);
 MODULE_PARM_DESC(hold_limit_us,
 		 "Stop a tracked run that holds one resource for longer than this many us (0: off)");
 
+bool rtg_stop_unsafe;
+module_param_cb(stop_unsafe, &rtg_bool_ops, &rtg_stop_unsafe, 0644);
+MODULE_PARM_DESC(stop_unsafe,
+		 "Also stop programs verified while set whose type has no safe stop value (struct_ops, freplace, an LSM hook returning bool): they return 0 or their one allowed value (default: off, such runs are reported, not stopped)");
+
 int rtg_debug = RTG_DEBUG_FLAG;
 
 static const char * const rtg_debug_names[] = {

@@ -39,13 +39,13 @@ struct rtg_kfunc {
 };
 
 /**
- * struct rtg_pair - an acquiring call and the call(s) that undo it
+ * struct rtg_pair - an acquiring call and the call that undoes it
  * @acquire: the acquiring helper or kfunc
  * @btf: where @acquire comes from: "helper", "vmlinux" or a module name
  * @what: what a successful call leaves the program holding
- * @release: the releasing call
- * @release_alt: a second releasing call, or ""
- * @release_args: the arguments the release needs
+ * @release: the releasing call in the program's own code
+ * @stop_release: the call the watchdog makes, or "" when there is none
+ * @release_args: the arguments @release needs
  * @source: "explicit", "iterator" or "type": how the pair was found
  */
 struct rtg_pair {
@@ -53,7 +53,7 @@ struct rtg_pair {
 	char btf[RTG_NAME_LEN];
 	char what[RTG_NAME_LEN + 16];
 	char release[RTG_NAME_LEN];
-	char release_alt[RTG_NAME_LEN];
+	char stop_release[RTG_NAME_LEN];
 	const char *release_args;
 	const char *source;
 };
@@ -61,7 +61,7 @@ struct rtg_pair {
 struct rtg_unpaired {
 	char name[RTG_NAME_LEN];
 	char btf[RTG_NAME_LEN];
-	char why[2 * RTG_NAME_LEN + 32];
+	char why[3 * RTG_NAME_LEN + 32];
 };
 
 struct rtg_pairing {
@@ -71,49 +71,110 @@ struct rtg_pairing {
 	struct rtg_unpaired *unpaired;
 };
 
+#define RTG_HELPER(id, ...) { .name = "bpf_" #id, .helper = BPF_FUNC_##id, .arg = 1, __VA_ARGS__ }
+#define RTG_KFUNC(fn, ...) { .name = #fn, .arg = 1, __VA_ARGS__ }
+
 /*
- * What flags and BTF types cannot tell: a type with two releases, a release
- * that needs more than the object, pairs without KF_* flags, helpers.
+ * The facts that KF_* flags and BTF types do not tell, one entry per
+ * function: helpers (which have no flags), sections, program-allocated
+ * objects and the graph kfuncs that move them, a release that needs more
+ * than the object, a type with more than one release, a function that
+ * both releases and acquires.
  */
-static const struct rtg_explicit_pair {
-	const char *acquire, *what, *release, *release_alt, *release_args;
-	bool helper;
-} rtg_explicit_pairs[] = {
-	{ "bpf_sk_lookup_tcp", "struct sock", "bpf_sk_release", NULL, "sk", true },
-	{ "bpf_sk_lookup_udp", "struct sock", "bpf_sk_release", NULL, "sk", true },
-	{ "bpf_skc_lookup_tcp", "struct sock_common", "bpf_sk_release", NULL, "sk", true },
-	{ "bpf_tc_sk_lookup_tcp", "struct sock", "bpf_sk_release", NULL, "sk", true },
-	{ "bpf_tc_sk_lookup_udp", "struct sock", "bpf_sk_release", NULL, "sk", true },
-	{ "bpf_tc_skc_lookup_tcp", "struct sock_common", "bpf_sk_release", NULL, "sk", true },
-	{ "bpf_xdp_sk_lookup_tcp", "struct sock", "bpf_sk_release", NULL, "sk", true },
-	{ "bpf_xdp_sk_lookup_udp", "struct sock", "bpf_sk_release", NULL, "sk", true },
-	{ "bpf_xdp_skc_lookup_tcp", "struct sock_common", "bpf_sk_release", NULL, "sk", true },
-	{ "bpf_ringbuf_reserve", "ring buffer record", "bpf_ringbuf_submit",
-	  "bpf_ringbuf_discard", "record, flags", true },
-	{ "bpf_ringbuf_reserve_dynptr", "ring buffer dynptr", "bpf_ringbuf_submit_dynptr",
-	  "bpf_ringbuf_discard_dynptr", "dynptr, flags", true },
-	{ "bpf_spin_lock", "spin lock", "bpf_spin_unlock", NULL, "lock", true },
-	{ "bpf_rcu_read_lock", "RCU read section", "bpf_rcu_read_unlock", NULL, "-" },
-	{ "bpf_preempt_disable", "preemption disabled", "bpf_preempt_enable", NULL, "-" },
-	{ "bpf_obj_new_impl", "program-allocated object", "bpf_obj_drop_impl", NULL,
-	  "obj, meta (acquire's 2nd argument)" },
-	{ "bpf_percpu_obj_new_impl", "program-allocated per-CPU object",
-	  "bpf_percpu_obj_drop_impl", NULL, "obj, meta (acquire's 2nd argument)" },
-	{ "bpf_refcount_acquire_impl", "program-allocated object", "bpf_obj_drop_impl",
-	  NULL, "obj, meta (acquire's 2nd argument)" },
-	{ "bpf_list_pop_front", "program-allocated list node", "bpf_obj_drop_impl", NULL,
-	  "obj, meta of the node's type" },
-	{ "bpf_list_pop_back", "program-allocated list node", "bpf_obj_drop_impl", NULL,
-	  "obj, meta of the node's type" },
-	{ "bpf_rbtree_remove", "program-allocated rbtree node", "bpf_obj_drop_impl", NULL,
-	  "obj, meta of the node's type" },
-	{ "bpf_ct_insert_entry", "struct nf_conn (releases its nf_conn___init)",
-	  "bpf_ct_release", NULL, "ct" },
-	{ "scx_bpf_get_possible_cpumask", "struct cpumask", "scx_bpf_put_cpumask", NULL, "mask" },
-	{ "scx_bpf_get_online_cpumask", "struct cpumask", "scx_bpf_put_cpumask", NULL, "mask" },
-	{ "scx_bpf_get_idle_cpumask", "struct cpumask", "scx_bpf_put_idle_cpumask", NULL, "mask" },
-	{ "scx_bpf_get_idle_smtmask", "struct cpumask", "scx_bpf_put_idle_cpumask", NULL, "mask" },
+static const struct rtg_fn_facts rtg_fn_facts[] = {
+	RTG_HELPER(sk_lookup_tcp, .role = RTG_ROLE_ACQUIRE, .what = "struct sock",
+		   .release = "bpf_sk_release", .stop_release = "bpf_sk_release",
+		   .release_args = "sk"),
+	RTG_HELPER(sk_lookup_udp, .role = RTG_ROLE_ACQUIRE, .what = "struct sock",
+		   .release = "bpf_sk_release", .stop_release = "bpf_sk_release",
+		   .release_args = "sk"),
+	RTG_HELPER(skc_lookup_tcp, .role = RTG_ROLE_ACQUIRE, .what = "struct sock_common",
+		   .release = "bpf_sk_release", .stop_release = "bpf_sk_release",
+		   .release_args = "sk"),
+	RTG_HELPER(map_lookup_elem, .role = RTG_ROLE_ACQUIRE, .verifier_acquires = true,
+		   .what = "struct sock (sockmap or sockhash element)",
+		   .release = "bpf_sk_release", .stop_release = "bpf_sk_release",
+		   .release_args = "sk"),
+	RTG_HELPER(sk_release, .role = RTG_ROLE_RELEASE),
+	RTG_HELPER(ringbuf_reserve, .role = RTG_ROLE_ACQUIRE, .what = "ring buffer record",
+		   .release = "bpf_ringbuf_submit", .stop_release = "bpf_ringbuf_discard",
+		   .stop_helper = BPF_FUNC_ringbuf_discard, .release_args = "record, flags"),
+	RTG_HELPER(ringbuf_submit, .role = RTG_ROLE_RELEASE),
+	RTG_HELPER(ringbuf_discard, .role = RTG_ROLE_RELEASE),
+	/* the dynptr must be given back even when the reservation failed */
+	RTG_HELPER(ringbuf_reserve_dynptr, .role = RTG_ROLE_HOLD_ARG, .arg = 4,
+		   .what = "ring buffer dynptr", .release = "bpf_ringbuf_submit_dynptr",
+		   .stop_release = "bpf_ringbuf_discard_dynptr",
+		   .stop_helper = BPF_FUNC_ringbuf_discard_dynptr,
+		   .release_args = "dynptr, flags"),
+	RTG_HELPER(ringbuf_submit_dynptr, .role = RTG_ROLE_RELEASE),
+	RTG_HELPER(ringbuf_discard_dynptr, .role = RTG_ROLE_RELEASE),
+	RTG_HELPER(spin_lock, .role = RTG_ROLE_HOLD_ARG, .what = "spin lock",
+		   .release = "bpf_spin_unlock", .stop_release = "bpf_spin_unlock",
+		   .release_args = "lock"),
+	RTG_HELPER(spin_unlock, .role = RTG_ROLE_RELEASE),
+	RTG_HELPER(kptr_xchg, .role = RTG_ROLE_KPTR_XCHG, .arg = 2,
+		   .what = "referenced kptr", .release = "the kptr type's release",
+		   .release_args = "kptr"),
+	RTG_KFUNC(bpf_rcu_read_lock, .role = RTG_ROLE_HOLD_TOKEN,
+		  .section = RTG_SECTION_RCU, .what = "RCU read section",
+		  .release = "bpf_rcu_read_unlock", .stop_release = "bpf_rcu_read_unlock",
+		  .release_args = "-"),
+	RTG_KFUNC(bpf_rcu_read_unlock, .role = RTG_ROLE_RELEASE_TOKEN,
+		  .section = RTG_SECTION_RCU),
+	RTG_KFUNC(bpf_preempt_disable, .role = RTG_ROLE_HOLD_TOKEN,
+		  .section = RTG_SECTION_PREEMPT, .what = "preemption disabled",
+		  .release = "bpf_preempt_enable", .stop_release = "bpf_preempt_enable",
+		  .release_args = "-"),
+	RTG_KFUNC(bpf_preempt_enable, .role = RTG_ROLE_RELEASE_TOKEN,
+		  .section = RTG_SECTION_PREEMPT),
+	RTG_KFUNC(bpf_obj_new_impl, .role = RTG_ROLE_ACQUIRE,
+		  .what = "program-allocated object", .release = "bpf_obj_drop_impl",
+		  .release_args = "obj, meta (acquire's 2nd argument)"),
+	RTG_KFUNC(bpf_percpu_obj_new_impl, .role = RTG_ROLE_ACQUIRE,
+		  .what = "program-allocated per-CPU object",
+		  .release = "bpf_percpu_obj_drop_impl",
+		  .release_args = "obj, meta (acquire's 2nd argument)"),
+	RTG_KFUNC(bpf_refcount_acquire_impl, .role = RTG_ROLE_ACQUIRE,
+		  .what = "program-allocated object", .release = "bpf_obj_drop_impl",
+		  .release_args = "obj, meta (acquire's 2nd argument)"),
+	RTG_KFUNC(bpf_list_pop_front, .role = RTG_ROLE_MOVE_IN,
+		  .what = "program-allocated object, out of a bpf_list",
+		  .release = "bpf_obj_drop_impl", .release_args = "obj, meta of its type"),
+	RTG_KFUNC(bpf_list_pop_back, .role = RTG_ROLE_MOVE_IN,
+		  .what = "program-allocated object, out of a bpf_list",
+		  .release = "bpf_obj_drop_impl", .release_args = "obj, meta of its type"),
+	RTG_KFUNC(bpf_rbtree_remove, .role = RTG_ROLE_MOVE_IN,
+		  .what = "program-allocated object, out of a bpf_rb_root",
+		  .release = "bpf_obj_drop_impl", .release_args = "obj, meta of its type"),
+	RTG_KFUNC(bpf_list_push_front_impl, .role = RTG_ROLE_MOVE_OUT, .arg = 2),
+	RTG_KFUNC(bpf_list_push_back_impl, .role = RTG_ROLE_MOVE_OUT, .arg = 2),
+	RTG_KFUNC(bpf_rbtree_add_impl, .role = RTG_ROLE_MOVE_OUT, .arg = 2),
+	/* KF_ACQUIRE | KF_RELEASE: inserts the nf_conn___init it is given */
+	RTG_KFUNC(bpf_ct_insert_entry, .role = RTG_ROLE_RELEASE_ACQUIRE,
+		  .what = "struct nf_conn", .release = "bpf_ct_release",
+		  .stop_release = "bpf_ct_release", .release_args = "ct"),
+	RTG_KFUNC(scx_bpf_get_possible_cpumask, .role = RTG_ROLE_ACQUIRE,
+		  .what = "struct cpumask", .release = "scx_bpf_put_cpumask",
+		  .stop_release = "scx_bpf_put_cpumask", .release_args = "mask"),
+	RTG_KFUNC(scx_bpf_get_online_cpumask, .role = RTG_ROLE_ACQUIRE,
+		  .what = "struct cpumask", .release = "scx_bpf_put_cpumask",
+		  .stop_release = "scx_bpf_put_cpumask", .release_args = "mask"),
+	RTG_KFUNC(scx_bpf_get_idle_cpumask, .role = RTG_ROLE_ACQUIRE,
+		  .what = "struct cpumask", .release = "scx_bpf_put_idle_cpumask",
+		  .stop_release = "scx_bpf_put_idle_cpumask", .release_args = "mask"),
+	RTG_KFUNC(scx_bpf_get_idle_smtmask, .role = RTG_ROLE_ACQUIRE,
+		  .what = "struct cpumask", .release = "scx_bpf_put_idle_cpumask",
+		  .stop_release = "scx_bpf_put_idle_cpumask", .release_args = "mask"),
 };
+
+/* whether a call with this role leaves the run holding something */
+static bool rtg_role_acquires(u8 role)
+{
+	return role == RTG_ROLE_ACQUIRE || role == RTG_ROLE_RELEASE_ACQUIRE ||
+	       role == RTG_ROLE_HOLD_ARG || role == RTG_ROLE_HOLD_TOKEN ||
+	       role == RTG_ROLE_MOVE_IN;
+}
 
 static DEFINE_MUTEX(rtg_pairing_lock);	/* protects rtg_pairing */
 static struct rtg_pairing *rtg_pairing;
@@ -162,41 +223,51 @@ static int rtg_collect_kfunc(const struct bpf_kfunc_walk_entry *e, void *ctx)
 	return 0;
 }
 
-static const struct rtg_explicit_pair *rtg_explicit_find(const char *name)
+static const struct rtg_fn_facts *rtg_facts_find(u32 helper, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(rtg_explicit_pairs); i++)
-		if (!strcmp(rtg_explicit_pairs[i].acquire, name))
-			return &rtg_explicit_pairs[i];
+	for (i = 0; i < ARRAY_SIZE(rtg_fn_facts); i++) {
+		const struct rtg_fn_facts *f = &rtg_fn_facts[i];
+
+		if (helper ? f->helper == helper : !f->helper && !strcmp(f->name, name))
+			return f;
+	}
 	return NULL;
 }
 
 static bool rtg_is_acquiring(const struct rtg_kfunc *k)
 {
-	return (k->flags & (KF_ACQUIRE | KF_ITER_NEW)) || rtg_explicit_find(k->name);
+	const struct rtg_fn_facts *f = rtg_facts_find(0, k->name);
+
+	return f ? rtg_role_acquires(f->role) : k->flags & (KF_ACQUIRE | KF_ITER_NEW);
 }
 
-static void rtg_add_explicit(struct rtg_pair *p, const struct rtg_explicit_pair *x,
+static void rtg_add_explicit(struct rtg_pair *p, const struct rtg_fn_facts *f,
 			     const char *btf)
 {
-	strscpy(p->acquire, x->acquire);
+	strscpy(p->acquire, f->name);
 	strscpy(p->btf, btf);
-	strscpy(p->what, x->what);
-	strscpy(p->release, x->release);
-	strscpy(p->release_alt, x->release_alt ?: "");
-	p->release_args = x->release_args;
+	strscpy(p->what, f->what ?: "-");
+	strscpy(p->release, f->release ?: "-");
+	strscpy(p->stop_release, f->stop_release ?: "");
+	p->release_args = f->release_args ?: "-";
 	p->source = "explicit";
 }
 
-/* Pair one acquiring kfunc; false and a reason when it cannot be. */
+/*
+ * Pair one acquiring kfunc; false and a reason when it cannot be. A
+ * function that acquires is never taken as a release: giving back what
+ * bpf_skb_ct_alloc() returns through bpf_ct_insert_entry() would insert a
+ * half-built entry and take a new reference.
+ */
 static bool rtg_pair_kfunc(const struct rtg_walk *w, const struct rtg_kfunc *k,
 			   struct rtg_pair *p, struct rtg_unpaired *u)
 {
-	const struct rtg_explicit_pair *x = rtg_explicit_find(k->name);
+	const struct rtg_fn_facts *x = rtg_facts_find(0, k->name);
 	u32 want = k->flags & KF_ITER_NEW ? KF_ITER_DESTROY : KF_RELEASE;
 	const char *type = k->flags & KF_ITER_NEW ? k->arg0_type : k->ret_type;
-	const struct rtg_kfunc *found = NULL;
+	const struct rtg_kfunc *found = NULL, *acquiring = NULL;
 	u32 i, n = 0;
 
 	if (x) {
@@ -213,13 +284,19 @@ static bool rtg_pair_kfunc(const struct rtg_walk *w, const struct rtg_kfunc *k,
 		if (!(w->kfuncs[i].flags & want) ||
 		    strcmp(w->kfuncs[i].arg0_type, type))
 			continue;
+		if (w->kfuncs[i].flags & KF_ACQUIRE) {
+			acquiring = &w->kfuncs[i];
+			continue;
+		}
 		found = &w->kfuncs[i];
 		n++;
 	}
 	if (n != 1) {
-		snprintf(u->why, sizeof(u->why), "%s release for struct %s%s%s",
+		snprintf(u->why, sizeof(u->why), "%s release for struct %s%s%s%s%s",
 			 n ? "more than one" : "no", type, n ? ", e.g. " : "",
-			 n ? found->name : "");
+			 n ? found->name : "",
+			 acquiring ? "; this one also acquires: " : "",
+			 acquiring ? acquiring->name : "");
 		return false;
 	}
 	strscpy(p->acquire, k->name);
@@ -227,7 +304,7 @@ static bool rtg_pair_kfunc(const struct rtg_walk *w, const struct rtg_kfunc *k,
 	snprintf(p->what, sizeof(p->what), "%s %s",
 		 k->flags & KF_ITER_NEW ? "iterator" : "struct", type);
 	strscpy(p->release, found->name);
-	p->release_alt[0] = 0;
+	strscpy(p->stop_release, found->name);
 	p->release_args = k->flags & KF_ITER_NEW ? "iter" : "obj";
 	p->source = k->flags & KF_ITER_NEW ? "iterator" : "type";
 	return true;
@@ -252,17 +329,17 @@ static struct rtg_pairing *rtg_pairing_build(void)
 	p->kfuncs = w.kfuncs;
 	p->nr_kfuncs = w.nr;
 
-	max = w.nr + ARRAY_SIZE(rtg_explicit_pairs);
+	max = w.nr + ARRAY_SIZE(rtg_fn_facts);
 	p->pairs = kvcalloc(max, sizeof(*p->pairs), GFP_KERNEL);
 	p->unpaired = kvcalloc(max, sizeof(*p->unpaired), GFP_KERNEL);
 	if (!p->pairs || !p->unpaired) {
 		rtg_pairing_free(p);
 		return ERR_PTR(-ENOMEM);
 	}
-	for (i = 0; i < ARRAY_SIZE(rtg_explicit_pairs); i++)
-		if (rtg_explicit_pairs[i].helper)
+	for (i = 0; i < ARRAY_SIZE(rtg_fn_facts); i++)
+		if (rtg_fn_facts[i].helper && rtg_role_acquires(rtg_fn_facts[i].role))
 			rtg_add_explicit(&p->pairs[p->nr_pairs++],
-					 &rtg_explicit_pairs[i], "helper");
+					 &rtg_fn_facts[i], "helper");
 	for (i = 0; i < w.nr; i++) {
 		if (!rtg_is_acquiring(&w.kfuncs[i]))
 			continue;
@@ -297,32 +374,96 @@ int rtg_pairing_rebuild(void)
 	return 0;
 }
 
-/**
- * rtg_pairing_release_of() - the call(s) that give back what a call acquires
- * @acquire: name of the acquiring helper or kfunc
- * @release: filled with "release" or "release/alternative"
- * @len: size of @release
- *
- * Return: whether @acquire is paired.
- */
-bool rtg_pairing_release_of(const char *acquire, char *release, size_t len)
+/* The derived pair of an acquiring kfunc: its watchdog release, if any. */
+static void rtg_pairing_stop_release(const char *acquire, char *stop_release,
+				     size_t len)
 {
-	bool found = false;
 	u32 i;
 
 	mutex_lock(&rtg_pairing_lock);
 	for (i = 0; rtg_pairing && i < rtg_pairing->nr_pairs; i++) {
-		const struct rtg_pair *p = &rtg_pairing->pairs[i];
-
-		if (strcmp(p->acquire, acquire))
-			continue;
-		snprintf(release, len, "%s%s%s", p->release,
-			 p->release_alt[0] ? "/" : "", p->release_alt);
-		found = true;
-		break;
+		if (!strcmp(rtg_pairing->pairs[i].acquire, acquire)) {
+			strscpy(stop_release, rtg_pairing->pairs[i].stop_release, len);
+			break;
+		}
 	}
 	mutex_unlock(&rtg_pairing_lock);
-	return found;
+}
+
+/* What KF_* flags say a kfunc without explicit facts does. */
+static u8 rtg_kfunc_role(u32 flags)
+{
+	if ((flags & KF_ACQUIRE) && (flags & KF_RELEASE))
+		return RTG_ROLE_RELEASE_ACQUIRE;
+	if (flags & KF_ACQUIRE)
+		return RTG_ROLE_ACQUIRE;
+	if (flags & (KF_RELEASE | KF_ITER_DESTROY))
+		return RTG_ROLE_RELEASE;
+	if (flags & KF_ITER_NEW)
+		return RTG_ROLE_HOLD_ARG;
+	if (flags & KF_ITER_NEXT)
+		return RTG_ROLE_ITER_NEXT;
+	return RTG_ROLE_GUARD;
+}
+
+/**
+ * rtg_fn_facts_of() - what one call does to what the run holds
+ * @info: the verifier's description of the call, or NULL
+ * @name: the name of the function called
+ * @facts: filled with the facts (role, argument, section, ...)
+ * @stop_release: filled with the call the watchdog makes to give back
+ *	what the call acquires, or "" when there is none
+ * @len: size of @stop_release
+ *
+ * The explicit facts of rtguard_pairing.c first (helpers by id, so that
+ * every program type's variant of one is covered), then those that KF_*
+ * flags and the type pairing give.
+ *
+ * Return: whether the call does something to what the run holds.
+ */
+bool rtg_fn_facts_of(const struct bpf_call_info *info, const char *name,
+		     struct rtg_fn_facts *facts, char *stop_release, size_t len)
+{
+	const struct rtg_fn_facts *f = NULL;
+
+	stop_release[0] = 0;
+	*facts = (struct rtg_fn_facts){ .name = name, .role = RTG_ROLE_GUARD, .arg = 1 };
+	if (!info)
+		return false;
+	if (!info->btf) {
+		if (info->id)
+			f = rtg_facts_find(info->id, NULL);
+		if (!f || (f->verifier_acquires && !info->ret_acquired))
+			return false;
+	} else {
+		f = rtg_facts_find(0, name);
+	}
+	if (f) {
+		*facts = *f;
+		strscpy(stop_release, f->stop_release ?: "", len);
+	} else {
+		facts->role = rtg_kfunc_role(info->kfunc_flags);
+		if (rtg_role_acquires(facts->role))
+			rtg_pairing_stop_release(name, stop_release, len);
+	}
+	return facts->role != RTG_ROLE_GUARD;
+}
+
+/**
+ * rtg_section_end() - the call that ends a section
+ * @section: &enum rtg_section
+ *
+ * Return: its name, for the watchdog to find in a program's calls.
+ */
+const char *rtg_section_end(enum rtg_section section)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(rtg_fn_facts); i++)
+		if (rtg_fn_facts[i].role == RTG_ROLE_HOLD_TOKEN &&
+		    rtg_fn_facts[i].section == section)
+			return rtg_fn_facts[i].stop_release;
+	return NULL;
 }
 
 static void rtg_pairing_work_fn(struct work_struct *work)
@@ -352,14 +493,14 @@ static int rtg_pairing_show(struct seq_file *m, void *v)
 {
 	u32 i;
 
-	seq_puts(m, "# acquire source_btf what -> release[/alt](args) how\n");
+	seq_puts(m, "# acquire source_btf what -> release(args) stop=watchdog_release how\n");
 	mutex_lock(&rtg_pairing_lock);
 	for (i = 0; rtg_pairing && i < rtg_pairing->nr_pairs; i++) {
 		const struct rtg_pair *p = &rtg_pairing->pairs[i];
 
-		seq_printf(m, "%s %s \"%s\" -> %s%s%s(%s) %s\n", p->acquire, p->btf,
-			   p->what, p->release, p->release_alt[0] ? "/" : "",
-			   p->release_alt, p->release_args, p->source);
+		seq_printf(m, "%s %s \"%s\" -> %s(%s) stop=%s %s\n", p->acquire, p->btf,
+			   p->what, p->release, p->release_args,
+			   p->stop_release[0] ? p->stop_release : "-", p->source);
 	}
 	mutex_unlock(&rtg_pairing_lock);
 	return 0;

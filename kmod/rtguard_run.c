@@ -70,6 +70,7 @@ struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main)
 		goto out;
 	}
 	tp->main = main;
+	tp->stoppable = rtg_stop_policy_decode(main, &tp->stop_ret);
 	tp->nslots = (main->call_hook_run_size - sizeof(struct rtg_run)) /
 		     sizeof(struct rtg_held);
 	refcount_set(&tp->images, 1);

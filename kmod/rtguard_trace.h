@@ -126,6 +126,7 @@ TRACE_DEFINE_ENUM(RTG_STOP_HOLD);
 TRACE_DEFINE_ENUM(RTG_HOW_NONE);
 TRACE_DEFINE_ENUM(RTG_HOW_UNWOUND);
 TRACE_DEFINE_ENUM(RTG_HOW_FAST);
+TRACE_DEFINE_ENUM(RTG_HOW_REPORTED);
 
 /* The watchdog stopped a run: why, after how long, how, what was released. */
 TRACE_EVENT(rtg_stop,
@@ -160,7 +161,8 @@ TRACE_EVENT(rtg_stop,
 		  __print_symbolic(__entry->how,
 				   { RTG_HOW_NONE, "none" },
 				   { RTG_HOW_UNWOUND, "unwound" },
-				   { RTG_HOW_FAST, "fast" }))
+				   { RTG_HOW_FAST, "fast" },
+				   { RTG_HOW_REPORTED, "reported" }))
 );
 
 #endif /* _RTGUARD_TRACE_H */

@@ -297,77 +297,67 @@ static u64 rtg_kptr_xchg_post(u64 r0, u64 saved, u64 token,
 	return rtg_post_done(r0, token, site);
 }
 
+/**
+ * rtg_move_out_post() - an object moved into a bpf_list or rbtree
+ * @r0: the result
+ * @saved: the node argument before the call, inside the object
+ * @token: the pre hook's token
+ * @site: the call site; @site->obj_off is the node's offset
+ *
+ * The collection owns the object from now on (or the kernel dropped it,
+ * when the push failed): it leaves the run's table without a release.
+ *
+ * Return: @r0.
+ */
+static u64 rtg_move_out_post(u64 r0, u64 saved, u64 token,
+			     const struct rtg_site *site)
+{
+	struct rtg_run *run = rtg_current_run(site);
+
+	if (run)
+		rtg_give_back(run, site, saved - site->obj_off);
+	return rtg_post_done(r0, token, site);
+}
+
+/**
+ * rtg_move_in_post() - an object came out of a bpf_list or rbtree
+ * @r0: the node inside the object, or NULL
+ * @saved: unused
+ * @token: the pre hook's token
+ * @site: the call site; @site->obj_off is the node's offset
+ *
+ * The run holds the object, which bpf_obj_drop() gives back.
+ *
+ * Return: @r0.
+ */
+static u64 rtg_move_in_post(u64 r0, u64 saved, u64 token,
+			    const struct rtg_site *site)
+{
+	struct rtg_run *run = rtg_current_run(site);
+
+	if (r0 && run)
+		rtg_hold(run, site, r0 - site->obj_off);
+	return rtg_post_done(r0, token, site);
+}
+
 static const struct {
 	void *post;
-	u8 save_reg;
+	bool saves_arg;		/* the post hook needs the argument of its role */
 	bool releases;		/* its function can release on the watchdog's behalf */
 } rtg_roles[] = {
-	[RTG_ROLE_ACQUIRE] = { rtg_acquire_post, 0, false },
-	[RTG_ROLE_RELEASE] = { rtg_release_post, BPF_REG_1, true },
+	[RTG_ROLE_ACQUIRE] = { rtg_acquire_post, false, false },
+	[RTG_ROLE_RELEASE] = { rtg_release_post, true, true },
 	/* an acquiring function is never a release for the watchdog */
-	[RTG_ROLE_RELEASE_ACQUIRE] = { rtg_release_acquire_post, BPF_REG_1, false },
-	[RTG_ROLE_HOLD_ARG] = { rtg_hold_arg_post, BPF_REG_1, false },
-	[RTG_ROLE_HOLD_TOKEN] = { rtg_section_begin_post, 0, false },
-	[RTG_ROLE_RELEASE_TOKEN] = { rtg_section_end_post, 0, true },
-	[RTG_ROLE_KPTR_XCHG] = { rtg_kptr_xchg_post, BPF_REG_2, false },
-	[RTG_ROLE_ITER_NEXT] = { NULL, 0, false },
-	[RTG_ROLE_GUARD] = { NULL, 0, false },
+	[RTG_ROLE_RELEASE_ACQUIRE] = { rtg_release_acquire_post, true, false },
+	[RTG_ROLE_HOLD_ARG] = { rtg_hold_arg_post, true, false },
+	[RTG_ROLE_HOLD_TOKEN] = { rtg_section_begin_post, false, false },
+	[RTG_ROLE_RELEASE_TOKEN] = { rtg_section_end_post, false, true },
+	[RTG_ROLE_KPTR_XCHG] = { rtg_kptr_xchg_post, true, false },
+	[RTG_ROLE_MOVE_OUT] = { rtg_move_out_post, true, false },
+	[RTG_ROLE_MOVE_IN] = { rtg_move_in_post, false, false },
+	[RTG_ROLE_ITER_NEXT] = { NULL, false, false },
+	[RTG_ROLE_GUARD] = { NULL, false, false },
 };
-
-static const struct {
-	const char *name;
-	u8 role, section;
-} rtg_section_kfuncs[] = {
-	{ "bpf_rcu_read_lock", RTG_ROLE_HOLD_TOKEN, RTG_SECTION_RCU },
-	{ "bpf_rcu_read_unlock", RTG_ROLE_RELEASE_TOKEN, RTG_SECTION_RCU },
-	{ "bpf_preempt_disable", RTG_ROLE_HOLD_TOKEN, RTG_SECTION_PREEMPT },
-	{ "bpf_preempt_enable", RTG_ROLE_RELEASE_TOKEN, RTG_SECTION_PREEMPT },
-};
-
-static u8 rtg_kfunc_role(struct rtg_site *site, u32 flags, const char *name)
-{
-	size_t i;
-
-	if ((flags & KF_ACQUIRE) && (flags & KF_RELEASE))
-		return RTG_ROLE_RELEASE_ACQUIRE;
-	if (flags & KF_ACQUIRE)
-		return RTG_ROLE_ACQUIRE;
-	if (flags & (KF_RELEASE | KF_ITER_DESTROY))
-		return RTG_ROLE_RELEASE;
-	if (flags & KF_ITER_NEW)
-		return RTG_ROLE_HOLD_ARG;
-	if (flags & KF_ITER_NEXT)
-		return RTG_ROLE_ITER_NEXT;
-	for (i = 0; i < ARRAY_SIZE(rtg_section_kfuncs); i++) {
-		if (strcmp(name, rtg_section_kfuncs[i].name))
-			continue;
-		site->section = rtg_section_kfuncs[i].section;
-		return rtg_section_kfuncs[i].role;
-	}
-	return RTG_ROLE_GUARD;
-}
-
-static u8 rtg_helper_role(u32 func_id)
-{
-	switch (func_id) {
-	case BPF_FUNC_sk_lookup_tcp:
-	case BPF_FUNC_sk_lookup_udp:
-	case BPF_FUNC_skc_lookup_tcp:
-	case BPF_FUNC_ringbuf_reserve:
-		return RTG_ROLE_ACQUIRE;
-	case BPF_FUNC_sk_release:
-	case BPF_FUNC_ringbuf_submit:
-	case BPF_FUNC_ringbuf_discard:
-	case BPF_FUNC_spin_unlock:
-		return RTG_ROLE_RELEASE;
-	case BPF_FUNC_spin_lock:
-		return RTG_ROLE_HOLD_ARG;
-	case BPF_FUNC_kptr_xchg:
-		return RTG_ROLE_KPTR_XCHG;
-	default:
-		return RTG_ROLE_GUARD;
-	}
-}
 
 static bool rtg_prog_calls_out(const struct bpf_prog *prog)
 {
@@ -387,22 +377,26 @@ static bool rtg_prog_calls_out(const struct bpf_prog *prog)
  * rtg_track_prog_verified() - decide once whether a program is tracked
  * @prog: the program that just passed the verifier
  * @capable: whether its loader has CAP_BPF
+ * @retval: the range its return value is held to, or NULL for any
  *
  * A program verified while track is set, loaded with CAP_BPF, and calling
  * at least one helper or kfunc (a place where a run can be seen and
  * stopped) is tracked: its runs are bracketed, with a run area sized by
  * the verifier's bound on references held at once, it is made an
  * exception boundary so that the watchdog can leave it, and its
- * bpf_kptr_xchg() calls stay calls. Every image of it follows this.
+ * bpf_kptr_xchg() calls stay calls; how a stop ends its runs is decided
+ * now too (rtg_stop_policy_verified()). Every image of it follows this.
  *
  * Return: BPF_CALL_HOOK_* flags.
  */
-u32 rtg_track_prog_verified(struct bpf_prog *prog, bool capable)
+u32 rtg_track_prog_verified(struct bpf_prog *prog, bool capable,
+			    const struct bpf_retval_range *retval)
 {
 	if (!READ_ONCE(rtg_track) || !capable || !rtg_prog_calls_out(prog))
 		return 0;
 	prog->aux->call_hook_run_size = rtg_run_size(prog->aux->max_acquired_refs);
-	return BPF_CALL_HOOK_RUNS | BPF_CALL_HOOK_UNWIND | BPF_CALL_HOOK_KEEP_XCHG;
+	return BPF_CALL_HOOK_RUNS | BPF_CALL_HOOK_UNWIND | BPF_CALL_HOOK_KEEP_XCHG |
+	       rtg_stop_policy_verified(prog, retval);
 }
 
 /**
@@ -421,37 +415,46 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 		      struct bpf_call_hook_site *hook)
 {
 	char name[KSYM_NAME_LEN];
+	struct rtg_fn_facts facts;
 
 	sprint_symbol_no_offset(name, (unsigned long)site->func);
 	name[strcspn(name, " ")] = 0;	/* " [module]" */
-	if (!info)
-		site->role = RTG_ROLE_GUARD;
-	else if (info->btf)
-		site->role = rtg_kfunc_role(site, info->kfunc_flags, name);
-	else
-		site->role = rtg_helper_role(info->id);
+	rtg_fn_facts_of(info, name, &facts, site->stop_release,
+			sizeof(site->stop_release));
+	site->role = facts.role;
+	site->section = facts.section;
 	if (info && info->ret_may_be_null)
 		site->flags |= RTG_SITE_MAY_FAIL;
 	if (info && info->btf && (info->kfunc_flags & KF_ITER_NEW))
 		site->flags |= RTG_SITE_ITER;
-	if (info && !info->btf && info->id == BPF_FUNC_ringbuf_reserve_dynptr)
+	/* a helper that acquires on some paths only cannot be followed */
+	if (info && info->ret_acquired_mixed)
 		site->tprog->no_unwind = true;
+	if (site->role == RTG_ROLE_MOVE_OUT)
+		site->obj_off = info->arg_off;
+	else if (site->role == RTG_ROLE_MOVE_IN)
+		site->obj_off = info->ret_off;
 
 	hook->pre = rtg_pre_entry;
 	hook->pre_flag = (const u32 *)&rtg_slow_calls;
 	hook->may_skip = site->flags & RTG_SITE_MAY_FAIL;
 	hook->pass_token = site->flags & RTG_SITE_TRACE;
 	hook->post = rtg_roles[site->role].post;
-	hook->save_reg = rtg_roles[site->role].save_reg;
+	hook->save_reg = rtg_roles[site->role].saves_arg ? facts.arg : 0;
 	if (!hook->post && (site->flags & RTG_SITE_TRACE))
 		hook->post = rtg_trace_post;
 	if (rtg_roles[site->role].releases) {
 		hook->thunk = &site->thunk;
 		rtg_prog_add_release_fn(site->tprog, name, site);
+	} else if (facts.stop_helper) {
+		const struct bpf_func_proto *proto =
+			bpf_base_func_proto(facts.stop_helper, site->image->aux->prog);
+
+		if (proto) {
+			hook->thunk = &site->thunk;
+			hook->thunk_func = proto->func;
+			rtg_prog_add_release_fn(site->tprog, facts.stop_release, site);
+		}
 	}
-	if (site->role == RTG_ROLE_KPTR_XCHG)
-		strscpy(site->release, "dtor-of-kptr-type");
-	else if (!rtg_pairing_release_of(name, site->release, sizeof(site->release)))
-		strscpy(site->release, "-");
 	return true;
 }

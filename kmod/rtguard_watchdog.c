@@ -23,7 +23,9 @@
  *    possibly NULL are skipped and return NULL, so that the verified
  *    program gives back what it holds on its own way out.
  *
- * Either way the run returns rtg_stop_retval() for its program type.
+ * Either way the run returns its program type's stop value
+ * (rtguard_stop_policy.c). A program whose type has none is not stopped:
+ * the watchdog reports the run it would have stopped and lets it go on.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -45,31 +47,6 @@ static enum cpuhp_state rtg_watchdog_cpuhp;
 
 typedef u64 (*rtg_release_fn_t)(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
 
-/**
- * rtg_stop_retval() - what a stopped run returns
- * @type: the program's type
- *
- * Return: -ETIMEDOUT for syscall programs (the test run's retval),
- * TC_ACT_SHOT for tc, XDP_ABORTED for XDP, -EPERM for LSM (deny),
- * 0 for everything else.
- */
-u64 rtg_stop_retval(enum bpf_prog_type type)
-{
-	switch (type) {
-	case BPF_PROG_TYPE_SYSCALL:
-		return (u32)-ETIMEDOUT;
-	case BPF_PROG_TYPE_SCHED_CLS:
-	case BPF_PROG_TYPE_SCHED_ACT:
-		return TC_ACT_SHOT;
-	case BPF_PROG_TYPE_XDP:
-		return XDP_ABORTED;
-	case BPF_PROG_TYPE_LSM:
-		return (u32)-EPERM;
-	default:
-		return 0;
-	}
-}
-
 static const char *const rtg_reasons[] = {
 	[RTG_STOP_NONE] = "none",
 	[RTG_STOP_RUNTIME] = "watchdog_ms",
@@ -80,34 +57,22 @@ static const char *const rtg_hows[] = {
 	[RTG_HOW_NONE] = "returned before a hooked call",
 	[RTG_HOW_UNWOUND] = "released and unwound",
 	[RTG_HOW_FAST] = "fast-executed, released by the program",
+	[RTG_HOW_REPORTED] = "not stoppable (program type), reported only",
 };
 
-/* The entry that gives back what @h holds, if the program calls one. */
+/* The entry that gives back what @h holds, if the program has one. */
 static void *rtg_release_entry(struct rtg_prog *tp, const struct rtg_held *h)
 {
-	const char *names = h->site->release, *alt = strchr(names, '/');
-	void *fn = NULL;
+	const char *name = h->site->stop_release;
 
-	/* dropping a program-allocated object needs its type's meta */
-	if (!strncmp(names, "bpf_obj_drop_impl", 17) ||
-	    !strncmp(names, "bpf_percpu_obj_drop_impl", 24))
-		return NULL;
-	/* a ring buffer record is discarded, not submitted */
-	if (alt)
-		fn = rtg_prog_release_fn(tp, alt + 1, strlen(alt + 1));
-	if (!fn)
-		fn = rtg_prog_release_fn(tp, names, alt ? alt - names : strlen(names));
-	return fn;
+	return name[0] ? rtg_prog_release_fn(tp, name, strlen(name)) : NULL;
 }
-
-static const char *const rtg_section_ends[RTG_NR_SECTIONS] = {
-	[RTG_SECTION_RCU] = "bpf_rcu_read_unlock",
-	[RTG_SECTION_PREEMPT] = "bpf_preempt_enable",
-};
 
 static void *rtg_section_end_entry(struct rtg_prog *tp, int s)
 {
-	return rtg_prog_release_fn(tp, rtg_section_ends[s], strlen(rtg_section_ends[s]));
+	const char *name = rtg_section_end(s);
+
+	return name ? rtg_prog_release_fn(tp, name, strlen(name)) : NULL;
 }
 
 /* Whether the watchdog can give back everything @run holds. */
@@ -173,6 +138,10 @@ long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site)
 {
 	struct rtg_prog *tp = run->tp;
 
+	if (unlikely(!tp->stoppable)) {
+		run->how = RTG_HOW_REPORTED;
+		return 0;
+	}
 	if (run->how == RTG_HOW_NONE) {
 		if (!run->incomplete && !tp->no_unwind &&
 		    rtg_can_release_all(tp, run) && bpf_call_hook_can_unwind()) {
@@ -203,13 +172,21 @@ u64 rtg_watchdog_run_exit(struct rtg_run *run, u64 ret)
 	atomic_dec(&rtg_slow_calls);
 	if (run->how == RTG_HOW_NONE)
 		return ret;
+	if (run->how == RTG_HOW_REPORTED) {
+		atomic_long_inc(&tp->reported);
+		trace_rtg_stop(tp->main, run->stop, us, 0, run->how);
+		pr_warn_ratelimited("would stop prog %u %s after %llu us (%s): %s\n",
+				    tp->main->id, tp->main->name, us,
+				    rtg_reasons[run->stop], rtg_hows[run->how]);
+		return ret;
+	}
 	atomic_long_inc(&tp->stops);
 	atomic_long_add(released, &tp->stop_released);
 	trace_rtg_stop(tp->main, run->stop, us, released, run->how);
 	pr_warn_ratelimited("stopped prog %u %s after %llu us (%s): %s, %u released\n",
 			    tp->main->id, tp->main->name, us, rtg_reasons[run->stop],
 			    rtg_hows[run->how], released);
-	return rtg_stop_retval(tp->main->prog->type);
+	return tp->stop_ret;
 }
 
 /* Mark the runs of the interrupted task that overran (limits in cycles). */

@@ -19,7 +19,7 @@ kernel=$KOBJ/arch/x86/boot/bzImage
 [ -f "$FOUT/initramfs.cpio.gz" ] || die "no initramfs; run make"
 [ "$FLAVOR" = debug ] && timeout_s=5400 || timeout_s=1500
 
-append="console=ttyS0 panic=-1 rtg.mode=$mode rtg.smp=$smp $*"
+append="console=ttyS0 panic=-1 lsm=bpf rtg.mode=$mode rtg.smp=$smp $*"
 # Benchmarks count guest instructions: with -icount shift=0 one guest
 # nanosecond is one instruction, whatever the host does (RTG_BENCH_WALL=1
 # for wall-clock figures instead).

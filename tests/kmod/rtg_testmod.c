@@ -125,6 +125,25 @@ __bpf_kfunc void rtg_test_obj_put(struct rtg_test_obj *obj)
 }
 
 /*
+ * Shaped like conntrack's bpf_skb_ct_alloc() and bpf_ct_insert_entry():
+ * an entry is allocated as one type, and the only kfunc that takes that
+ * type both gives it back and acquires the inserted object.
+ */
+struct rtg_test_entry___init {
+	struct rtg_test_obj obj;
+};
+
+__bpf_kfunc struct rtg_test_entry___init *rtg_test_entry_alloc(u64 id)
+{
+	return (struct rtg_test_entry___init *)rtg_test_obj_get(id);
+}
+
+__bpf_kfunc struct rtg_test_obj *rtg_test_entry_insert(struct rtg_test_entry___init *entry)
+{
+	return &entry->obj;
+}
+
+/*
  * Run a syscall program, by a file descriptor of the calling process,
  * nested in the calling run: the same program in the same task and
  * context, as LSM and struct_ops programs, which skip the recursion
@@ -157,6 +176,8 @@ BTF_ID_FLAGS(func, rtg_test_sleep, KF_SLEEPABLE)
 BTF_ID_FLAGS(func, rtg_test_wait, KF_SLEEPABLE)
 BTF_ID_FLAGS(func, rtg_test_obj_get, KF_ACQUIRE | KF_RET_NULL)
 BTF_ID_FLAGS(func, rtg_test_obj_put, KF_RELEASE)
+BTF_ID_FLAGS(func, rtg_test_entry_alloc, KF_ACQUIRE | KF_RET_NULL)
+BTF_ID_FLAGS(func, rtg_test_entry_insert, KF_ACQUIRE | KF_RELEASE | KF_RET_NULL)
 BTF_ID_FLAGS(func, rtg_test_run_nested, KF_SLEEPABLE)
 BTF_KFUNCS_END(rtg_test_kfunc_ids)
 

@@ -25,8 +25,9 @@ int calls_read(struct rtg_call_site *sites, int max)
 
 		if (line[0] == '#')
 			continue;
-		if (sscanf(line, "prog %u %31[^:]: insn=%u count=%lu func=%63s", &s->prog_id, s->prog,
-			   &s->insn, &s->count, s->func) == 5)
+		if (sscanf(line, "prog %u %31[^:]: insn=%u count=%lu may_fail=%d func=%63s",
+			   &s->prog_id, s->prog, &s->insn, &s->count, &s->may_fail,
+			   s->func) == 6)
 			n++;
 	}
 	fclose(f);
@@ -54,7 +55,7 @@ int progs_find(uint32_t id, struct rtg_prog_line *pl)
 
 /*
  * "prog ID NAME: slots=N incomplete=N unmatched=N leftover=N stray=N
- * stops=N released=N", then indented: "  run pid=..." per run in flight
+ * stops=N released=N reported=N stoppable=0|1 stop_ret=N", then indented: "  run pid=..." per run in flight
  * and, under it, one line per held object.
  */
 int held_find(uint32_t id, struct rtg_held *h)
@@ -75,10 +76,11 @@ int held_find(uint32_t id, struct rtg_held *h)
 		if (line[0] == '#')
 			continue;
 		if (line[0] != ' ') {
-			in = sscanf(line, "prog %u %31[^:]: slots=%u incomplete=%ld unmatched=%ld leftover=%ld stray=%ld stops=%ld released=%ld",
+			in = sscanf(line, "prog %u %31[^:]: slots=%u incomplete=%ld unmatched=%ld leftover=%ld stray=%ld stops=%ld released=%ld reported=%ld stoppable=%d stop_ret=%lld",
 				    &pid, t.name, &t.slots, &t.incomplete,
 				    &t.unmatched, &t.leftover, &t.stray, &t.stops,
-				    &t.released) == 9 && pid == id;
+				    &t.released, &t.reported, &t.stoppable,
+				    &t.stop_ret) == 12 && pid == id;
 			if (in) {
 				memcpy(h, &t, sizeof(t));
 				off = 0;
@@ -122,7 +124,7 @@ static bool find_line(const char *file, const char *name, const char *btf,
 	return found;
 }
 
-/* "acquire source_btf \"what\" -> release[/alt](args) how" */
+/* "acquire source_btf \"what\" -> release(args) stop=watchdog_release how" */
 bool pairing_find(const char *acquire, const char *btf, char *line, size_t len)
 {
 	return find_line(DBG "pairing", acquire, btf, line, len);

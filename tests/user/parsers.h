@@ -18,6 +18,7 @@ struct rtg_call_site {
 	char prog[32];
 	uint32_t insn;
 	uint64_t count;
+	int may_fail;	/* fast-execute may skip the call and return NULL */
 	char func[64];	/* without a " [module]" suffix */
 };
 
@@ -38,7 +39,9 @@ int progs_find(uint32_t id, struct rtg_prog_line *pl);
 struct rtg_held {
 	char name[32];
 	unsigned int slots;
-	long incomplete, unmatched, leftover, stray, stops, released;
+	long incomplete, unmatched, leftover, stray, stops, released, reported;
+	int stoppable;
+	long long stop_ret;
 	int nruns;		/* "run pid=" lines under the program */
 	char text[16384];	/* the indented lines under it, verbatim */
 };

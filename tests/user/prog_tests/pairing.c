@@ -57,15 +57,52 @@ void test_pairing_complete(void)
 		expect_pair("bpf_percpu_obj_new_impl", "vmlinux",
 			    "-> bpf_percpu_obj_drop_impl(obj, meta");
 		expect_pair("bpf_iter_num_new", "vmlinux",
-			    "-> bpf_iter_num_destroy(iter) iterator");
+			    "-> bpf_iter_num_destroy(iter) stop=bpf_iter_num_destroy iterator");
 		expect_pair("bpf_rcu_read_lock", "vmlinux", "-> bpf_rcu_read_unlock");
 		expect_pair("bpf_preempt_disable", "vmlinux", "-> bpf_preempt_enable");
-		expect_pair("rtg_test_obj_get", "rtg_testmod", "-> rtg_test_obj_put(obj) type");
+		expect_pair("rtg_test_obj_get", "rtg_testmod", "-> rtg_test_obj_put(obj) stop=rtg_test_obj_put type");
 		expect_pair("bpf_sk_lookup_tcp", "helper", "-> bpf_sk_release(sk)");
 		expect_pair("bpf_skc_lookup_tcp", "helper", "-> bpf_sk_release(sk)");
 		expect_pair("bpf_ringbuf_reserve", "helper",
-			    "-> bpf_ringbuf_submit/bpf_ringbuf_discard(record, flags)");
+			    "-> bpf_ringbuf_submit(record, flags) stop=bpf_ringbuf_discard");
+		expect_pair("bpf_ringbuf_reserve_dynptr", "helper",
+			    "stop=bpf_ringbuf_discard_dynptr");
+		expect_pair("bpf_map_lookup_elem", "helper",
+			    "sockmap or sockhash element)\" -> bpf_sk_release(sk) stop=bpf_sk_release");
 		expect_pair("bpf_spin_lock", "helper", "-> bpf_spin_unlock(lock)");
+		/* the watchdog cannot drop what needs the type's meta */
+		expect_pair("bpf_obj_new_impl", "vmlinux", "stop=- explicit");
+		expect_pair("bpf_list_pop_front", "vmlinux", "-> bpf_obj_drop_impl");
+		expect_pair("bpf_rbtree_remove", "vmlinux", "-> bpf_obj_drop_impl");
+	}
+	/* shaped like conntrack: the only release of the allocation acquires */
+	if (test__start_subtest("acquire_never_a_release")) {
+		char line[512] = "";
+
+		if (ASSERT_TRUE(unpaired_find("rtg_test_entry_alloc", "rtg_testmod", line,
+					      sizeof(line)), "rtg_test_entry_alloc unpaired"))
+			ASSERT_HAS_STR(line, "also acquires: rtg_test_entry_insert",
+				       "why rtg_test_entry_alloc is unpaired");
+		expect_pair("rtg_test_entry_insert", "rtg_testmod",
+			    "-> rtg_test_obj_put(obj) stop=rtg_test_obj_put type");
+		n = kfuncs_read(kf, 4096);
+		for (i = 0; i < n; i++) {
+			char *r;
+			int j;
+
+			if (!pairing_find(kf[i].name, kf[i].btf, line, sizeof(line)))
+				continue;
+			r = strstr(line, "-> ");
+			if (!r)
+				continue;
+			r += 3;
+			r[strcspn(r, "(")] = 0;
+			for (j = 0; j < n; j++)
+				if (!strcmp(kf[j].name, r))
+					ASSERT_FALSE(kf[j].flags & KF_ACQUIRE,
+						     "%s: release %s does not acquire",
+						     kf[i].name, r);
+		}
 	}
 }
 

@@ -13,7 +13,10 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -246,7 +249,33 @@ static int count_tracked(void)
 	return n;
 }
 
-/* Programs that are never tracked: no call to hook, classic BPF. */
+/*
+ * In a child without capabilities: load a socket filter that calls a
+ * helper, and say whether bpf_rtguard tracks it (the debugfs file is
+ * root's, readable by its owner without capabilities).
+ */
+static int load_without_caps(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct caps[2] = {};
+	struct bpf_insn insns[] = {
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_get_prandom_u32 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	static struct rtg_held h;
+	int fd;
+
+	if (syscall(SYS_capset, &hdr, caps))
+		return 2;
+	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "rtg_nocap", "GPL", insns,
+			   sizeof(insns) / sizeof(insns[0]), NULL);
+	if (fd < 0)
+		return 3;
+	return held_find(prog_id(fd), &h) ? 0 : 1;
+}
+
+/* Programs that are never tracked: no call to hook, classic BPF, no CAP_BPF. */
 WITH_MODULE(test_runs_untracked, "track=1");
 void test_runs_untracked(void)
 {
@@ -292,6 +321,26 @@ void test_runs_untracked(void)
 				     sizeof(fprog)), "attach a classic filter");
 		ASSERT_EQ(count_tracked(), before, "tracked programs after attaching a classic filter");
 		close(fd);
+	}
+	if (test__start_subtest("no_cap_bpf")) {
+		char old[16] = "2";
+		const char *v = file_read("/proc/sys/kernel/unprivileged_bpf_disabled");
+		int status = -1;
+		pid_t pid;
+
+		snprintf(old, sizeof(old), "%s", v ?: "2");
+		old[strcspn(old, "\n")] = 0;
+		if (!ASSERT_OK(write_file("/proc/sys/kernel/unprivileged_bpf_disabled", "0"),
+			       "allow unprivileged BPF"))
+			return;
+		pid = fork();
+		if (pid == 0)
+			_exit(load_without_caps());
+		waitpid(pid, &status, 0);
+		write_file("/proc/sys/kernel/unprivileged_bpf_disabled", old);
+		ASSERT_TRUE(WIFEXITED(status), "child exited");
+		/* 0: loaded and not tracked; 1: tracked; 2+: could not load */
+		ASSERT_EQ(WEXITSTATUS(status), 0, "a program loaded without CAP_BPF, tracked?");
 	}
 }
 

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Stops on stops.bpf.c do no harm: no oops past a call the verifier
+ * proved non-NULL, LSM and cgroup hooks fail closed, a type with no safe
+ * stop value is reported and left alone, a ring buffer record is never
+ * submitted by a stop, a sockmap socket and objects moved through a
+ * bpf_list or rbtree are accounted for exactly.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/pkt_cls.h>
+
+#include "expect.h"
+#include "stops.skel.h"
+
+static struct stops_bpf *stops_load(const char *only)
+{
+	struct stops_bpf *skel = stops_bpf__open();
+	struct bpf_program *p;
+
+	if (!ASSERT_OK_PTR(skel, "open stops"))
+		return NULL;
+	skel->bss->target_pid = getpid();
+	/* each test loads the programs it needs (and those they share maps with) */
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, !only || strstr(only, bpf_program__name(p)));
+	if (ASSERT_OK(stops_bpf__load(skel), "load stops (%s)", only ?: "all"))
+		return skel;
+	stops_bpf__destroy(skel);
+	return NULL;
+}
+
+/* The program's entry in bpf_rtguard/held, asserted to exist. */
+static bool held_of(struct bpf_program *prog, struct rtg_held *h)
+{
+	return !ASSERT_OK(held_find(prog_id_of(prog), h), "%s in held",
+			  bpf_program__name(prog));
+}
+
+static void stop_counts(struct bpf_program *prog, long stops, long reported)
+{
+	static struct rtg_held h;
+
+	if (held_of(prog, &h))
+		return;
+	ASSERT_EQ(h.stops, stops, "%s: stops", bpf_program__name(prog));
+	ASSERT_EQ(h.reported, reported, "%s: reported", bpf_program__name(prog));
+	ASSERT_EQ(h.nruns, 0, "%s: runs left", bpf_program__name(prog));
+	ASSERT_EQ(h.unmatched, 0, "%s: unmatched releases", bpf_program__name(prog));
+	ASSERT_EQ(h.leftover, 0, "%s: left in the table", bpf_program__name(prog));
+}
+
+WITH_MODULE(test_stops_fast_execute, "track=1 watchdog_ms=100");
+void test_stops_fast_execute(void)
+{
+	static struct rtg_call_site sites[256];
+	struct stops_bpf *skel = stops_load("stop_refcount");
+	static const struct {
+		const char *func;
+		int may_fail;
+	} expect[] = {
+		{ "bpf_obj_new_impl", 1 },
+		{ "bpf_task_from_pid", 1 },
+		/* proven non-NULL on the owning reference */
+		{ "bpf_refcount_acquire_impl", 0 },
+		{ "bpf_task_release", 0 },
+		{ "bpf_obj_drop_impl", 0 },
+	};
+	uint32_t id;
+	int n, i, j, ret;
+
+	if (!skel)
+		return;
+	id = prog_id_of(skel->progs.stop_refcount);
+	if (test__start_subtest("null_only_where_verified")) {
+		n = calls_read(sites, 256);
+		for (i = 0; i < (int)(sizeof(expect) / sizeof(expect[0])); i++) {
+			int seen = 0;
+
+			for (j = 0; j < n; j++) {
+				if (sites[j].prog_id != id || strcmp(sites[j].func, expect[i].func))
+					continue;
+				seen++;
+				ASSERT_EQ(sites[j].may_fail, expect[i].may_fail,
+					  "%s at insn %u: may fail", expect[i].func, sites[j].insn);
+			}
+			ASSERT_GT(seen, 0, "call sites of %s", expect[i].func);
+		}
+	}
+	if (test__start_subtest("refcount_acquire")) {
+		ret = run_prog(skel->progs.stop_refcount);
+		ASSERT_EQ(ret, -ETIMEDOUT, "stop_refcount's return");
+		ASSERT_TRUE(dmesg_has("fast-executed, released by the program"),
+			    "fast-executed in dmesg");
+		stop_counts(skel->progs.stop_refcount, 1, 0);
+	}
+	stops_bpf__destroy(skel);
+}
+
+WITH_MODULE(test_stops_lsm, "track=1 watchdog_ms=100");
+void test_stops_lsm(void)
+{
+	struct stops_bpf *skel = stops_load("stop_lsm_setnice");
+	static struct rtg_held h;
+	struct bpf_link *link;
+	int ret, err;
+
+	if (!skel)
+		return;
+	if (!held_of(skel->progs.stop_lsm_setnice, &h)) {
+		ASSERT_EQ(h.stoppable, 1, "stop_lsm_setnice stoppable");
+		ASSERT_EQ(h.stop_ret, -EPERM, "stop_lsm_setnice's stop value");
+	}
+	link = bpf_program__attach_lsm(skel->progs.stop_lsm_setnice);
+	if (ASSERT_OK_PTR(link, "attach lsm/task_setnice (boot with lsm=bpf)")) {
+		/* a long loop holding iterators, then "deny": stopped, still denied */
+		ret = setpriority(PRIO_PROCESS, 0, 1);
+		err = errno;
+		ASSERT_EQ(ret, -1, "setpriority while the program is stopped");
+		ASSERT_EQ(err, EPERM, "errno of setpriority");
+		ASSERT_EQ(skel->bss->lsm_runs, 1, "runs of the LSM program");
+		stop_counts(skel->progs.stop_lsm_setnice, 1, 0);
+		bpf_link__destroy(link);
+	}
+	stops_bpf__destroy(skel);
+}
+
+WITH_MODULE(test_stops_cgroup, "track=1 watchdog_ms=100");
+void test_stops_cgroup(void)
+{
+	struct stops_bpf *skel = stops_load("stop_cg_sock_create");
+	struct bpf_link *link;
+	int cg, fd, err;
+
+	if (!skel)
+		return;
+	cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY);
+	if (!ASSERT_GE(cg, 0, "open the cgroup2 root"))
+		goto out;
+	link = bpf_program__attach_cgroup(skel->progs.stop_cg_sock_create, cg);
+	if (ASSERT_OK_PTR(link, "attach cgroup/sock_create")) {
+		/* the program would allow; a stopped run denies */
+		fd = socket(AF_INET, SOCK_DGRAM, 0);
+		err = errno;
+		ASSERT_LT(fd, 0, "socket() while the program is stopped");
+		ASSERT_EQ(err, EPERM, "errno of socket()");
+		stop_counts(skel->progs.stop_cg_sock_create, 1, 0);
+		/* a run that ends in time allows */
+		skel->data->cg_outer = 1;
+		fd = socket(AF_INET, SOCK_DGRAM, 0);
+		ASSERT_GE(fd, 0, "socket() with a short run");
+		if (fd >= 0)
+			close(fd);
+		ASSERT_EQ(skel->bss->cg_runs, 2, "runs of the cgroup program");
+		bpf_link__destroy(link);
+	}
+	close(cg);
+out:
+	stops_bpf__destroy(skel);
+}
+
+WITH_MODULE(test_stops_unsafe_type, "track=1 watchdog_ms=100");
+void test_stops_unsafe_type(void)
+{
+	struct stops_bpf *skel = stops_load("stop_skipcap,stop_recvmsg4");
+	static struct rtg_held h;
+	struct bpf_link *link;
+	int fd;
+
+	if (!skel)
+		return;
+	/* -EPERM is out of a bool hook's range [0, 1]: not stoppable */
+	if (!held_of(skel->progs.stop_skipcap, &h))
+		ASSERT_EQ(h.stoppable, 0, "stop_skipcap stoppable");
+	/* recvmsg4 must return 1, so a stop returns 1 */
+	if (!held_of(skel->progs.stop_recvmsg4, &h)) {
+		ASSERT_EQ(h.stoppable, 1, "stop_recvmsg4 stoppable");
+		ASSERT_EQ(h.stop_ret, 1, "stop_recvmsg4's stop value");
+	}
+	link = bpf_program__attach_lsm(skel->progs.stop_skipcap);
+	if (!ASSERT_OK_PTR(link, "attach lsm/inode_xattr_skipcap"))
+		goto out;
+	fd = open("/tmp/rtg-stops-xattr", O_CREAT | O_WRONLY, 0600);
+	if (ASSERT_GE(fd, 0, "create a file")) {
+		double t0 = now_ms();
+
+		/* the hook runs whatever the file system then says */
+		setxattr("/tmp/rtg-stops-xattr", "user.rtg", "1", 1, 0);
+		printf("  setxattr() took %.0f ms, the hook ran %llu times\n",
+		       now_ms() - t0, (unsigned long long)skel->bss->skipcap_done);
+		close(fd);
+	}
+	ASSERT_EQ(skel->bss->skipcap_done, 1, "the run went on to its end");
+	stop_counts(skel->progs.stop_skipcap, 0, 1);
+	ASSERT_TRUE(dmesg_has("not stoppable (program type), reported only"),
+		    "'would stop' in dmesg");
+	bpf_link__destroy(link);
+out:
+	stops_bpf__destroy(skel);
+}
+
+static int count_record(void *ctx, void *data, size_t size)
+{
+	(*(long *)ctx)++;
+	return 0;
+}
+
+WITH_MODULE(test_stops_ringbuf, "track=1 watchdog_ms=100");
+void test_stops_ringbuf(void)
+{
+	struct stops_bpf *skel = stops_load("stop_rb_submit,stop_rb_check");
+	struct ring_buffer *rb;
+	long records = 0;
+
+	if (!skel)
+		return;
+	/* the program never calls bpf_ringbuf_discard(); the stop does */
+	ASSERT_EQ(run_prog(skel->progs.stop_rb_submit), -ETIMEDOUT, "stop_rb_submit's return");
+	ASSERT_TRUE(dmesg_has("released and unwound"), "unwound in dmesg");
+	stop_counts(skel->progs.stop_rb_submit, 1, 0);
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.rb), count_record, &records, NULL);
+	if (ASSERT_OK_PTR(rb, "ring_buffer__new")) {
+		ASSERT_EQ(ring_buffer__consume(rb), 0, "records consumed");
+		ASSERT_EQ(records, 0, "records the consumer sees");
+		ASSERT_EQ(run_prog(skel->progs.stop_rb_check), 0, "a record fits again");
+		ring_buffer__free(rb);
+	}
+	stops_bpf__destroy(skel);
+}
+
+WITH_MODULE(test_stops_sockmap, "track=1 watchdog_ms=100");
+void test_stops_sockmap(void)
+{
+	struct stops_bpf *skel = stops_load("stop_sockmap");
+	static struct rtg_held h;
+	uint16_t port = 0;
+	uint32_t key = 0;
+	uint64_t val;
+	int lfd;
+
+	if (!skel)
+		return;
+	lfd = listen_loopback(&port);
+	if (!ASSERT_GE(lfd, 0, "listening socket"))
+		goto out;
+	val = lfd;
+	if (!ASSERT_OK(bpf_map_update_elem(bpf_map__fd(skel->maps.socks), &key, &val, 0),
+		       "socket into the sockmap"))
+		goto close;
+	if (!ASSERT_OK(trace_event_enable("bpf_rtguard/rtg_release", true), "rtg_release on") ||
+	    !ASSERT_OK(trace_clear(), "empty the trace buffer"))
+		goto close;
+	/* a run to its end: the program's own bpf_sk_release() matches */
+	skel->data->sock_outer = 1;
+	ASSERT_EQ(run_prog(skel->progs.stop_sockmap), 0, "a short run");
+	stop_counts(skel->progs.stop_sockmap, 0, 0);
+	/* stopped: the watchdog gives the socket back */
+	skel->data->sock_outer = 1000000;
+	ASSERT_EQ(run_prog(skel->progs.stop_sockmap), TC_ACT_SHOT, "stopped run's return");
+	stop_counts(skel->progs.stop_sockmap, 1, 0);
+	ASSERT_EQ(track_releases_of("sock_map_lookup"), 1,
+		  "sockets the watchdog released");
+	if (!held_of(skel->progs.stop_sockmap, &h))
+		ASSERT_GE(h.released, 1, "released by the stop");
+	/* the socket is still usable: a later run looks it up and releases it */
+	skel->data->sock_outer = 1;
+	ASSERT_EQ(run_prog(skel->progs.stop_sockmap), 0, "a short run after the stop");
+	stop_counts(skel->progs.stop_sockmap, 1, 0);
+	trace_event_enable("bpf_rtguard/rtg_release", false);
+close:
+	close(lfd);
+out:
+	stops_bpf__destroy(skel);
+}
+
+WITH_MODULE(test_stops_graph, "track=1 watchdog_ms=100");
+void test_stops_graph(void)
+{
+	struct stops_bpf *skel = stops_load("stop_graph");
+	int i, bad = 0;
+
+	if (!skel)
+		return;
+	if (test__start_subtest("push_pop")) {
+		for (i = 0; i < 1000; i++)
+			bad += run_prog(skel->progs.stop_graph) != 0;
+		ASSERT_EQ(bad, 0, "runs that failed");
+		/* pushes leave the table, pops enter it, drops match them */
+		stop_counts(skel->progs.stop_graph, 0, 0);
+	}
+	if (test__start_subtest("stopped_holding_a_popped_object")) {
+		skel->bss->graph_outer = 1000000;
+		ASSERT_EQ(run_prog(skel->progs.stop_graph), -ETIMEDOUT, "stopped run's return");
+		/* bpf_obj_drop() needs the meta: the program drops it itself */
+		ASSERT_TRUE(dmesg_has("fast-executed, released by the program"),
+			    "fast-executed in dmesg");
+		stop_counts(skel->progs.stop_graph, 1, 0);
+	}
+	stops_bpf__destroy(skel);
+}
