@@ -201,6 +201,16 @@ void test_stops_unsafe_type(void)
 	ASSERT_TRUE(dmesg_has("not stoppable (program type), reported only"),
 		    "'would stop' in dmesg");
 	bpf_link__destroy(link);
+	stops_bpf__destroy(skel);
+	/* stop_unsafe=1: programs verified now are stopped, returning 0 */
+	if (!ASSERT_OK(param_write("stop_unsafe", "1"), "stop_unsafe=1"))
+		return;
+	skel = stops_load("stop_skipcap");
+	param_write("stop_unsafe", "0");
+	if (skel && !held_of(skel->progs.stop_skipcap, &h)) {
+		ASSERT_EQ(h.stoppable, 1, "stop_skipcap stoppable with stop_unsafe=1");
+		ASSERT_EQ(h.stop_ret, 0, "stop_skipcap's stop value");
+	}
 out:
 	stops_bpf__destroy(skel);
 }
