@@ -430,8 +430,6 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 		site->role = rtg_kfunc_role(site, info->kfunc_flags, name);
 	else
 		site->role = rtg_helper_role(info->id);
-	if (info && info->ret_may_be_null)
-		site->flags |= RTG_SITE_MAY_FAIL;
 	if (info && info->btf && (info->kfunc_flags & KF_ITER_NEW))
 		site->flags |= RTG_SITE_ITER;
 	if (info && !info->btf && info->id == BPF_FUNC_ringbuf_reserve_dynptr)
