@@ -368,6 +368,54 @@ out:
 	debugmode_bpf__destroy(skel);
 }
 
+static void *run_later(void *arg)
+{
+	struct debugmode_bpf *skel = arg;
+
+	sleep(1);	/* rtg-strace -f is reading by then */
+	return (void *)(long)run_counted(skel);
+}
+
+/* -f follows the buffer while the program runs; -o writes to a file. */
+WITH_MODULE(test_debug_follow, "debug=all");
+void test_debug_follow(void)
+{
+	struct debugmode_bpf *skel = load_counted();
+	unsigned long long want;
+	char args[96], l[1024], **lines;
+	pthread_t th;
+	void *ran = NULL;
+	int n, infile = 0;
+	FILE *f;
+
+	if (!skel)
+		return;
+	if (!ASSERT_OK(strace_start(), "enable the trace event"))
+		goto out;
+	unlink("/tmp/follow.out");
+	pthread_create(&th, NULL, run_later, skel);
+	snprintf(args, sizeof(args), "-f -t 3 -p %u -o /tmp/follow.out",
+		 prog_id_of(skel->progs.debug_counted));
+	n = strace_run(args, &lines, NULL);
+	pthread_join(th, &ran);
+	if (!ASSERT_TRUE(ran, "the program ran"))
+		goto out;
+	want = skel->bss->n_arg2 + skel->bss->n_update + skel->bss->n_delete +
+	       skel->bss->n_from_pid + skel->bss->n_release;
+	ASSERT_EQ(n, 0, "lines on stdout with -o");
+	f = fopen("/tmp/follow.out", "r");
+	if (!ASSERT_OK_PTR(f, "the -o file"))
+		goto out;
+	while (fgets(l, sizeof(l), f))
+		infile += strstr(l, "] debug_counted+") != NULL;
+	fclose(f);
+	ASSERT_EQ((unsigned long long)infile, want, "calls followed, in the -o file");
+	printf("  rtg-strace -f -t 3 -o FILE: %d calls made while it followed\n", infile);
+out:
+	strace_stop();
+	debugmode_bpf__destroy(skel);
+}
+
 /* The demo: the trace of the counted program, then its -c summary. */
 WITH_MODULE(demo_debug_summary, "debug=all");
 void demo_debug_summary(void)
