@@ -26,6 +26,7 @@ struct rtg_image;
 #define RTG_SITE_TRACE		BIT(2)	/* record the call (debug mode) */
 #define RTG_SITE_MAY_FAIL	BIT(3)	/* the verifier saw the result as possibly NULL */
 #define RTG_SITE_ITER		BIT(4)	/* creates an iterator */
+#define RTG_SITE_KFUNC		BIT(5)	/* a kfunc; else a helper (or unknown) */
 
 /* What a call site does to the run's table of held resources. */
 enum rtg_role {
@@ -122,6 +123,10 @@ struct rtg_prog;
  * @flags: RTG_SITE_*
  * @role: what the call does to the run's held resources
  * @section: for the section roles, the &enum rtg_section
+ * @trace_id: for traced sites, the site's number in rtg_call records and
+ *	in debugfs bpf_rtguard/sites (never 0)
+ * @func_id: the helper's &enum bpf_func_id, or the kfunc's BTF id; 0 when
+ *	not known
  * @tprog: tracking state of the program, for tracked images
  * @thunk: for releasing sites, an entry in the image that starts with
  *	ENDBR and jumps to @func (filled in by the JIT)
@@ -143,6 +148,8 @@ struct rtg_site {
 	u8 flags;
 	u8 role;
 	u8 section;
+	u32 trace_id;
+	u32 func_id;
 	struct rtg_prog *tprog;
 	void *thunk;
 	s32 obj_off;
@@ -349,6 +356,21 @@ bool rtg_site_is_live(const struct rtg_site *site);
 u64 rtg_passthrough_post(u64 r0, u64 saved, u64 token, const struct rtg_site *site);
 
 /* rtguard_trace.c */
+#define RTG_TRACE_SLOTS	64	/* calls in flight per CPU before a record is lost */
+
+/**
+ * struct rtg_trace_slot - a traced call in flight, between its two hooks
+ * @seq: the call's sequence number on its CPU, 0 while being written
+ * @start: rtg_clock() before the call
+ * @args: the five argument registers
+ */
+struct rtg_trace_slot {
+	u64 seq;
+	u64 start;
+	u64 args[MAX_BPF_FUNC_REG_ARGS];
+};
+
+u32 rtg_trace_new_id(void);
 long rtg_trace_begin(const struct rtg_site *site, u64 r1, u64 r2, u64 r3,
 		     u64 r4, u64 r5);
 void rtg_trace_end(long token, const struct rtg_site *site, u64 ret);

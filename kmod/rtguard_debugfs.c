@@ -7,6 +7,8 @@
  *   bpf_rtguard/progs   one line per hooked program image:
  *                       prog ID NAME: func_idx= sites= max_refs= debug_mode=
  *
+ *   bpf_rtguard/sites   one line per traced call site (debug mode), what
+ *                       a rtg_call record's site number stands for
  *   bpf_rtguard/held    each tracked program, then every run in flight and
  *                       what it holds
  *
@@ -16,6 +18,7 @@
 
 #include <linux/bpf_call_hook.h>
 #include <linux/debugfs.h>
+#include <linux/kallsyms.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -70,6 +73,54 @@ static int rtg_progs_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rtg_progs);
+
+/*
+ * The sites of traced images, for readers of rtg_call records: what a
+ * record's site number stands for. The function is named as kallsyms
+ * names it, "-" for a function of vmlinux; id is the helper's number or
+ * the kfunc's BTF id; the masks have bit n set for argument n.
+ */
+static int rtg_sites_show(struct seq_file *m, void *v)
+{
+	struct rtg_image *image;
+	char func[KSYM_SYMBOL_LEN];
+	u32 i;
+
+	seq_puts(m, "# site=N prog=ID name=NAME insn=N func=FUNCTION module=MODULE kind=helper|kfunc|unknown id=N nargs=N ptr=MASK signed=MASK int32=MASK ret_size=BYTES ret_ptr=0|1 ret_signed=0|1 may_be_null=0|1\n");
+	mutex_lock(&rtg_images_lock);
+	list_for_each_entry(image, &rtg_images, node) {
+		struct bpf_prog_aux *main = rtg_main_aux(image);
+
+		for (i = 0; i < image->nr_sites; i++) {
+			const struct rtg_site *site = &image->sites[i];
+			char *mod;
+
+			if (!(site->flags & RTG_SITE_TRACE))
+				continue;
+			snprintf(func, sizeof(func), "%ps", site->func);
+			mod = strstr(func, " [");
+			if (mod) {
+				*mod = 0;
+				mod += 2;
+				mod[strcspn(mod, "]")] = 0;
+			}
+			seq_printf(m, "site=%u prog=%u name=%s insn=%u func=%s module=%s kind=%s id=%u nargs=%u ptr=%#x signed=%#x int32=%#x ret_size=%u ret_ptr=%d ret_signed=%d may_be_null=%d\n",
+				   site->trace_id, main->id,
+				   main->name[0] ? main->name : "-",
+				   site->insn_idx, func, mod ?: "-",
+				   site->flags & RTG_SITE_KFUNC ? "kfunc" :
+				   site->func_id ? "helper" : "unknown",
+				   site->func_id, site->nr_args, site->arg_is_ptr,
+				   site->arg_is_signed, site->arg_is_32bit,
+				   site->ret_size, !!(site->flags & RTG_SITE_RET_PTR),
+				   !!(site->flags & RTG_SITE_RET_SIGNED),
+				   !!(site->flags & RTG_SITE_MAY_FAIL));
+		}
+	}
+	mutex_unlock(&rtg_images_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rtg_sites);
 
 /*
  * Runs in flight live in other tasks' stack frames and may end while
@@ -179,8 +230,8 @@ static int rtg_stats_show(struct seq_file *m, void *v)
 
 	rtg_watchdog_stats(&ticks, &ns);
 	seq_printf(m, "watchdog_ticks: %llu\nwatchdog_tick_ns: %llu\n", ticks, ns);
-	seq_printf(m, "slow_calls: %d\ntrace_lost: %llu\n",
-		   atomic_read(&rtg_slow_calls), rtg_trace_lost());
+	seq_printf(m, "slow_calls: %d\ntrace_lost: %llu\ntsc_khz: %u\n",
+		   atomic_read(&rtg_slow_calls), rtg_trace_lost(), tsc_khz);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rtg_stats);
@@ -204,6 +255,8 @@ int rtg_debugfs_init(void)
 			    &rtg_calls_fops);
 	debugfs_create_file("progs", 0400, rtg_debugfs_dir, NULL,
 			    &rtg_progs_fops);
+	debugfs_create_file("sites", 0400, rtg_debugfs_dir, NULL,
+			    &rtg_sites_fops);
 	debugfs_create_file("held", 0400, rtg_debugfs_dir, NULL,
 			    &rtg_held_fops);
 	debugfs_create_file("stats", 0400, rtg_debugfs_dir, NULL,

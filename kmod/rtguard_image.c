@@ -119,6 +119,11 @@ static bool rtg_select(void *data, struct bpf_prog *prog,
 			       MAX_BPF_FUNC_REG_ARGS;
 	site->ret_size = sizeof(u64);
 	if (info) {
+		site->func_id = info->id;
+		if (info->btf)
+			site->flags |= RTG_SITE_KFUNC;
+		if (info->ret_may_be_null)
+			site->flags |= RTG_SITE_MAY_FAIL;
 		site->arg_is_ptr = info->arg_is_ptr;
 		site->arg_is_signed = info->arg_is_signed;
 		site->arg_is_32bit = info->arg_is_32bit;
@@ -128,8 +133,10 @@ static bool rtg_select(void *data, struct bpf_prog *prog,
 		if (info->ret_is_signed)
 			site->flags |= RTG_SITE_RET_SIGNED;
 	}
-	if (image->mode == RTG_IMAGE_TRACE)
+	if (image->mode == RTG_IMAGE_TRACE) {
 		site->flags |= RTG_SITE_TRACE;
+		site->trace_id = rtg_trace_new_id();
+	}
 	hook->arg = (unsigned long)site;
 
 	if (image->tprog) {

@@ -2,19 +2,43 @@
 /*
  * bpf_rtguard: debug mode, an strace for BPF programs. Around each call
  * of a traced program, the pre hook notes the arguments and the start
- * time and the post hook records the call as a rtg_call trace event;
- * formatting is left to whoever reads the trace buffer. While the event is
- * off, the JIT skips the pre hook and the post hook returns at once.
+ * time and the post hook records the call as a rtg_call trace event.
+ *
+ * A record holds only what changes from call to call: the site's number,
+ * the arguments, the result and the duration. What a site is (program,
+ * instruction, function, the kinds of its arguments) is listed once in
+ * debugfs bpf_rtguard/sites; names and types come from BTF. Durations are
+ * in cycles of the CPU's TSC (one instruction at each end; a run does not
+ * move between CPUs); bpf_rtguard/stats has tsc_khz to turn them into
+ * time. While the event is off, the JIT skips the pre hook and the post
+ * hook returns at once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/sched/clock.h>
-
 #include "rtguard.h"
+
+/*
+ * Calls in flight, taken round robin. A run does not move between CPUs,
+ * but a preemptible one may let others run on its CPU in between, and an
+ * interrupt may trace calls of its own: a slot is checked by sequence
+ * number when the call ends.
+ */
+struct rtg_trace_cpu {
+	u64 seq;
+	u64 lost;
+	struct rtg_trace_slot slot[RTG_TRACE_SLOTS];
+};
+
+static DEFINE_PER_CPU(struct rtg_trace_cpu, rtg_trace_cpu);
 
 /* The rtg_call event was turned on: traced calls take their pre hook. */
 int rtg_trace_reg(void)
 {
+	int cpu;
+
+	/* nothing is lost while the event is off: count from now on */
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu(rtg_trace_cpu.lost, cpu), 0);
 	atomic_inc(&rtg_slow_calls);
 	return 0;
 }
@@ -28,26 +52,23 @@ void rtg_trace_unreg(void)
 #define CREATE_TRACE_POINTS
 #include "rtguard_trace.h"
 
-#define RTG_TRACE_SLOTS	64	/* calls in flight per CPU before a record is lost */
+static atomic_t rtg_trace_ids = ATOMIC_INIT(0);
 
-/*
- * A call in flight, between its pre and post hooks. A run does not move
- * between CPUs, but a preemptible one may let others run on its CPU in
- * between, so slots are taken round robin and checked by sequence number.
+/**
+ * rtg_trace_new_id() - a number for a new traced call site
+ *
+ * Return: a number not given to another site since the module was
+ * loaded, never 0 (a record whose arguments were overwritten has site 0).
  */
-struct rtg_trace_slot {
-	u64 seq;
-	u64 start_ns;
-	u64 args[MAX_BPF_FUNC_REG_ARGS];
-};
+u32 rtg_trace_new_id(void)
+{
+	u32 id;
 
-struct rtg_trace_cpu {
-	u64 seq;
-	u64 lost;
-	struct rtg_trace_slot slot[RTG_TRACE_SLOTS];
-};
-
-static DEFINE_PER_CPU(struct rtg_trace_cpu, rtg_trace_cpu);
+	do
+		id = atomic_inc_return(&rtg_trace_ids);
+	while (!id);
+	return id;
+}
 
 /**
  * rtg_trace_begin() - note a traced call's arguments and start time
@@ -75,7 +96,7 @@ long rtg_trace_begin(const struct rtg_site *site, u64 r1, u64 r2, u64 r3,
 	slot->args[4] = r5;
 	barrier();
 	WRITE_ONCE(slot->seq, seq);
-	slot->start_ns = local_clock();
+	slot->start = rtg_clock();
 	return seq & LONG_MAX;
 }
 
@@ -88,18 +109,16 @@ long rtg_trace_begin(const struct rtg_site *site, u64 r1, u64 r2, u64 r3,
 void rtg_trace_end(long token, const struct rtg_site *site, u64 ret)
 {
 	struct rtg_trace_slot *slot = this_cpu_ptr(&rtg_trace_cpu.slot[token % RTG_TRACE_SLOTS]);
-	u64 args[MAX_BPF_FUNC_REG_ARGS], start = slot->start_ns;
-	u64 now = local_clock();
+	u64 cycles = rtg_clock() - slot->start;
 
-	memcpy(args, slot->args, sizeof(args));
 	barrier();
 	/* taken again by later calls on this CPU while this one was in flight */
-	if (READ_ONCE(slot->seq) != (u64)token) {
+	if (unlikely(READ_ONCE(slot->seq) != (u64)token)) {
 		this_cpu_inc(rtg_trace_cpu.lost);
 		return;
 	}
-	trace_rtg_call(site, args[0], args[1], args[2], args[3], args[4], ret,
-		       start, now - start);
+	/* the event checks the slot again once it copied the arguments */
+	trace_rtg_call(slot, token, site->trace_id, ret, cycles);
 }
 
 /**
@@ -121,6 +140,10 @@ u64 rtg_trace_post(u64 r0, u64 saved, u64 token, const struct rtg_site *site)
 /**
  * rtg_trace_lost() - traced calls whose record was lost
  *
+ * Calls that ended after later calls on their CPU had taken their slot
+ * (more than RTG_TRACE_SLOTS in flight), since the event was last turned
+ * on. Records the trace buffer itself dropped are counted by the buffer.
+ *
  * Return: the number, summed over all CPUs.
  */
 u64 rtg_trace_lost(void)
@@ -129,7 +152,6 @@ u64 rtg_trace_lost(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += per_cpu(rtg_trace_cpu.lost, cpu);
+		sum += READ_ONCE(per_cpu(rtg_trace_cpu.lost, cpu));
 	return sum;
 }
-

@@ -13,65 +13,40 @@
 #include "rtguard.h"
 
 /*
- * One helper or kfunc call of a program in debug mode. Only raw values are
- * stored; rtg-strace (tests/tools) turns them into one strace-like line.
+ * One helper or kfunc call of a program in debug mode: only what changes
+ * from call to call. site is the number debugfs bpf_rtguard/sites gives
+ * the call site (program, instruction, function, kinds of arguments), or
+ * 0 when later calls on the CPU overwrote the arguments before they were
+ * copied (the record then counts as lost). cycles is the call's duration
+ * in TSC cycles (bpf_rtguard/stats: tsc_khz); the event's own timestamp
+ * is taken right after the call.
  */
 TRACE_EVENT_FN(rtg_call,
 
-	TP_PROTO(const struct rtg_site *site, u64 r1, u64 r2, u64 r3, u64 r4,
-		 u64 r5, u64 ret, u64 start_ns, u64 dur_ns),
+	TP_PROTO(const struct rtg_trace_slot *slot, u64 token, u32 site,
+		 u64 ret, u64 cycles),
 
-	TP_ARGS(site, r1, r2, r3, r4, r5, ret, start_ns, dur_ns),
+	TP_ARGS(slot, token, site, ret, cycles),
 
 	TP_STRUCT__entry(
-		__field(u64, start_ns)
-		__field(u64, dur_ns)
-		__field(u64, ret)
 		__array(u64, args, MAX_BPF_FUNC_REG_ARGS)
-		__field(void *, func)
-		__field(u32, prog_id)
-		__field(u32, insn)
-		__field(u8, nr_args)
-		__field(u8, arg_is_ptr)
-		__field(u8, arg_is_signed)
-		__field(u8, arg_is_32bit)
-		__field(u8, ret_size)
-		__field(bool, ret_ptr)
-		__field(bool, ret_signed)
-		__array(char, prog_name, BPF_OBJ_NAME_LEN)
+		__field(u64, ret)
+		__field(u64, cycles)
+		__field(u32, site)
 	),
 
 	TP_fast_assign(
-		__entry->start_ns = start_ns;
-		__entry->dur_ns = dur_ns;
+		memcpy(__entry->args, slot->args, sizeof(__entry->args));
 		__entry->ret = ret;
-		__entry->args[0] = r1;
-		__entry->args[1] = r2;
-		__entry->args[2] = r3;
-		__entry->args[3] = r4;
-		__entry->args[4] = r5;
-		__entry->func = site->func;
-		__entry->prog_id = site->main->id;
-		__entry->insn = site->insn_idx;
-		__entry->nr_args = site->nr_args;
-		__entry->arg_is_ptr = site->arg_is_ptr;
-		__entry->arg_is_signed = site->arg_is_signed;
-		__entry->arg_is_32bit = site->arg_is_32bit;
-		__entry->ret_size = site->ret_size;
-		__entry->ret_ptr = site->flags & RTG_SITE_RET_PTR;
-		__entry->ret_signed = site->flags & RTG_SITE_RET_SIGNED;
-		memcpy(__entry->prog_name, site->main->name, BPF_OBJ_NAME_LEN);
+		__entry->cycles = cycles;
+		barrier();
+		__entry->site = READ_ONCE(slot->seq) == token ? site : 0;
 	),
 
-	TP_printk("t=%llu dur=%llu prog=%u name=%.16s insn=%u nargs=%u ptr=%#x signed=%#x int32=%#x retsize=%u retptr=%u retsigned=%u args=%#llx,%#llx,%#llx,%#llx,%#llx ret=%#llx func=%ps",
-		  __entry->start_ns, __entry->dur_ns, __entry->prog_id,
-		  __entry->prog_name[0] ? __entry->prog_name : "-",
-		  __entry->insn, __entry->nr_args, __entry->arg_is_ptr,
-		  __entry->arg_is_signed, __entry->arg_is_32bit,
-		  __entry->ret_size, __entry->ret_ptr, __entry->ret_signed,
-		  __entry->args[0], __entry->args[1],
+	TP_printk("site=%u args=%#llx,%#llx,%#llx,%#llx,%#llx ret=%#llx cycles=%llu",
+		  __entry->site, __entry->args[0], __entry->args[1],
 		  __entry->args[2], __entry->args[3], __entry->args[4],
-		  __entry->ret, __entry->func),
+		  __entry->ret, __entry->cycles),
 
 	rtg_trace_reg, rtg_trace_unreg
 );

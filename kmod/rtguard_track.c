@@ -423,8 +423,6 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 			sizeof(site->stop_release));
 	site->role = facts.role;
 	site->section = facts.section;
-	if (info && info->ret_may_be_null)
-		site->flags |= RTG_SITE_MAY_FAIL;
 	if (info && info->btf && (info->kfunc_flags & KF_ITER_NEW))
 		site->flags |= RTG_SITE_ITER;
 	/* a helper that acquires on some paths only cannot be followed */

@@ -10,6 +10,9 @@ echo
 echo "=== debug mode: the seed program loaded with BPF_F_DEBUG_MODE, as rtg-strace prints it"
 /rtg/rtgtest --demo debug_seed_trace
 echo
+echo "=== debug mode: a program that counts its own calls, its trace and rtg-strace -c"
+/rtg/rtgtest --demo debug_summary
+echo
 echo "=== pass-through hooks with call counting (hook_all=1)"
 /rtg/rtgtest --demo calls
 echo

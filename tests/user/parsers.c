@@ -220,16 +220,16 @@ void strace_stop(void)
 		fprintf(stderr, "rtg-strace --disable failed\n");
 }
 
-#define MAX_STRACE_LINES 8192
+#define MAX_STRACE_LINES 16384
 
-int strace_lines(uint32_t id, char ***lines, unsigned long long *lost)
+int strace_run(const char *args, char ***lines, unsigned long long *lost)
 {
 	static char *buf[MAX_STRACE_LINES];
-	char cmd[128], l[512];
+	char cmd[256], l[2048];
 	FILE *p;
 	int n = 0;
 
-	snprintf(cmd, sizeof(cmd), STRACE " -l -p %u 2>/tmp/strace.err", id);
+	snprintf(cmd, sizeof(cmd), STRACE " %s 2>/tmp/strace.err", args);
 	p = popen(cmd, "r");
 	if (!p)
 		return -errno;
@@ -247,7 +247,7 @@ int strace_lines(uint32_t id, char ***lines, unsigned long long *lost)
 
 		*lost = ~0ULL;
 		if (e) {
-			if (fscanf(e, "rtg-strace: %llu events lost", lost) != 1)
+			if (fscanf(e, "rtg-strace: %*u calls, %llu records lost", lost) != 1)
 				*lost = ~0ULL;
 			fclose(e);
 		}
@@ -255,12 +255,174 @@ int strace_lines(uint32_t id, char ***lines, unsigned long long *lost)
 	return n;
 }
 
-const char *strace_call(const char *line)
+/* "[   time] name+insn [file:line ]func(args)...": the part after "name+insn " */
+static const char *strace_after_site(const char *line)
 {
 	const char *p = strchr(line, ']');
 
 	p = p ? strchr(p + 2, ' ') : NULL;
 	return p ? p + 1 : "";
+}
+
+int strace_lines(uint32_t id, char ***lines, unsigned long long *lost)
+{
+	char args[32];
+
+	snprintf(args, sizeof(args), "-p %u", id);
+	return strace_run(args, lines, lost);
+}
+
+int strace_summary_row(char **lines, int n, const char *func,
+		       unsigned long long *calls, unsigned long long *errors)
+{
+	char name[128];
+	double pct, secs;
+	unsigned long long us;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (sscanf(lines[i], "%lf %lf %llu %llu %llu %127s", &pct, &secs, &us,
+			   calls, errors, name) == 6 && !strcmp(name, func))
+			return 0;
+	return -ENOENT;
+}
+
+/* A small JSON reader: whether s is one value, and where it ends. */
+static const char *json_skip_ws(const char *s)
+{
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	return s;
+}
+
+static const char *json_string(const char *s, char *out, size_t len)
+{
+	size_t n = 0;
+
+	if (*s++ != '"')
+		return NULL;
+	for (; *s && *s != '"'; s++) {
+		if ((unsigned char)*s < 0x20)
+			return NULL;
+		if (*s == '\\' && !*++s)
+			return NULL;
+		if (out && n + 1 < len)
+			out[n++] = *s;
+	}
+	if (out)
+		out[n] = 0;
+	return *s == '"' ? s + 1 : NULL;
+}
+
+static const char *json_value(const char *s, int depth)
+{
+	s = json_skip_ws(s);
+	if (depth > 16)
+		return NULL;
+	if (*s == '"')
+		return json_string(s, NULL, 0);
+	if (*s == '{' || *s == '[') {
+		char close = *s == '{' ? '}' : ']';
+
+		s = json_skip_ws(s + 1);
+		if (*s == close)
+			return s + 1;
+		for (;;) {
+			if (close == '}') {
+				s = json_string(json_skip_ws(s), NULL, 0);
+				if (!s)
+					return NULL;
+				s = json_skip_ws(s);
+				if (*s++ != ':')
+					return NULL;
+			}
+			s = json_value(s, depth + 1);
+			if (!s)
+				return NULL;
+			s = json_skip_ws(s);
+			if (*s == close)
+				return s + 1;
+			if (*s++ != ',')
+				return NULL;
+		}
+	}
+	if (!strncmp(s, "true", 4) || !strncmp(s, "null", 4))
+		return s + 4;
+	if (!strncmp(s, "false", 5))
+		return s + 5;
+	if (*s == '-' || (*s >= '0' && *s <= '9')) {
+		char *end;
+
+		strtod(s, &end);
+		return end > s ? end : NULL;
+	}
+	return NULL;
+}
+
+int json_object_keys(const char *s, char keys[][32], int max)
+{
+	const char *end = json_value(s, 0);
+	int n = 0;
+
+	s = json_skip_ws(s);
+	if (!end || *json_skip_ws(end) || *s != '{')
+		return -EINVAL;
+	/* the top-level keys: values were checked above */
+	s = json_skip_ws(s + 1);
+	while (*s == '"' && n < max) {
+		s = json_string(s, keys[n++], 32);
+		s = json_skip_ws(s);
+		s = json_value(s + 1, 1);
+		s = json_skip_ws(s);
+		if (*s == ',')
+			s = json_skip_ws(s + 1);
+	}
+	return n;
+}
+
+int json_get(const char *s, const char *key, char *val, size_t len)
+{
+	char want[64];
+	const char *p, *end;
+
+	snprintf(want, sizeof(want), "\"%s\":", key);
+	p = strstr(s, want);
+	if (!p)
+		return -ENOENT;
+	p += strlen(want);
+	end = json_value(p, 1);
+	if (!end)
+		return -EINVAL;
+	if (*p == '"')
+		json_string(p, val, len);
+	else
+		snprintf(val, len, "%.*s", (int)(end - p), p);
+	return 0;
+}
+
+const char *strace_call(const char *line)
+{
+	const char *p = strace_after_site(line);
+	size_t tok = strcspn(p, " (");
+
+	/* the source location, when the program has line info */
+	if (p[tok] == ' ' && memchr(p, ':', tok))
+		p += tok + 1;
+	return p;
+}
+
+int strace_source(const char *line, char *file, size_t len, int *lineno)
+{
+	const char *p = strace_after_site(line);
+	size_t tok = strcspn(p, " (");
+	const char *colon = memchr(p, ':', tok);
+
+	if (p[tok] != ' ' || !colon || (size_t)(colon - p) >= len)
+		return -ENOENT;
+	memcpy(file, p, colon - p);
+	file[colon - p] = 0;
+	*lineno = atoi(colon + 1);
+	return 0;
 }
 
 int testmod_live(uint64_t *live)

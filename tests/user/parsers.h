@@ -85,7 +85,7 @@ int track_releases_of(const char *func);
 
 /*
  * rtg-strace's output for one program: one line per call,
- * "[   time] name+insn func(args) = ret <dur>". Returns the number of
+ * "[   time] name+insn file:line func(args) = ret <dur>". Returns the number of
  * lines (the array is reused by the next call), or -errno; *lost gets the
  * events lost (~0 when unknown) if lost is set.
  */
@@ -93,8 +93,24 @@ int track_releases_of(const char *func);
 int strace_start(void);		/* empty the buffer, enable rtg_call */
 void strace_stop(void);		/* disable rtg_call */
 int strace_lines(uint32_t id, char ***lines, unsigned long long *lost);
-/* The part of a line after "name+insn ": "func(args) = ret <dur>" */
+/* The same with any arguments ("-p 5 -c", "-j -p 5 -e FUNC") */
+int strace_run(const char *args, char ***lines, unsigned long long *lost);
+/* rtg-strace -c: the calls and errors of func's row; 0 or -ENOENT */
+int strace_summary_row(char **lines, int n, const char *func,
+		       unsigned long long *calls, unsigned long long *errors);
+/*
+ * rtg-strace -j: whether s is one whole JSON object (its top-level keys,
+ * up to max, or -EINVAL), and the value of one of its keys, strings
+ * without quotes (the first occurrence of "key": in s; 0 or -ENOENT)
+ */
+int json_object_keys(const char *s, char keys[][32], int max);
+int json_get(const char *s, const char *key, char *val, size_t len);
+/*
+ * rtg-strace's line "[   time] name+insn file:line func(args) = ret <dur>":
+ * the call, "func(args) = ret <dur>"; the source location (0 or -ENOENT)
+ */
 const char *strace_call(const char *line);
+int strace_source(const char *line, char *file, size_t len, int *lineno);
 
 /* rtg_testmod's debugfs counters and switches */
 #define TESTMOD_DIR "/sys/kernel/debug/rtg_testmod/"
