@@ -142,6 +142,9 @@ static noinline u64 rtg_release_post_slow(u64 r0, u64 saved, u64 token,
 	return rtg_post_done(r0, token, site);
 }
 
+/* Entries below the top that the in-line release looks at. */
+#define RTG_RELEASE_NEAR_TOP	8
+
 /**
  * rtg_release_post() - forget what a releasing call gave back
  * @r0: the result
@@ -149,8 +152,9 @@ static noinline u64 rtg_release_post_slow(u64 r0, u64 saved, u64 token,
  * @token: the pre hook's token
  * @site: the call site
  *
- * In line when the object is the top entry and the one below it is held;
- * anything else is a tail call of the general path.
+ * In line when the object is among the RTG_RELEASE_NEAR_TOP newest
+ * entries (last in, first out, and first in, first out among the last
+ * few); anything else is a tail call of the general path.
  *
  * Return: @r0.
  */
@@ -158,15 +162,22 @@ static u64 rtg_release_post(u64 r0, u64 saved, u64 token,
 			    const struct rtg_site *site)
 {
 	struct rtg_run *run = current->bpf_hook_run;
-	u32 n = run ? run->count : 0;
 
-	if (likely(n && run->tp == site->tprog &&
-		   run->held[n - 1].obj == saved &&
-		   (n == 1 || run->held[n - 2].obj) &&
-		   run->how != RTG_HOW_FAST &&
+	if (likely(run && run->tp == site->tprog && run->how != RTG_HOW_FAST &&
 		   !(site->flags & RTG_SITE_TRACE) && !trace_rtg_release_enabled())) {
-		WRITE_ONCE(run->count, n - 1);
-		return r0;
+		u32 n = run->count, i = n;
+		u32 low = n > RTG_RELEASE_NEAR_TOP ? n - RTG_RELEASE_NEAR_TOP : 0;
+
+		while (i-- > low) {
+			if (run->held[i].obj != saved)
+				continue;
+			/* one store: the watchdog timer sees it held or not */
+			WRITE_ONCE(run->held[i].obj, 0);
+			while (n && !run->held[n - 1].obj)
+				n--;
+			WRITE_ONCE(run->count, n);
+			return r0;
+		}
 	}
 	return rtg_release_post_slow(r0, saved, token, site);
 }
