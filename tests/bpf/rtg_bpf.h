@@ -34,4 +34,20 @@ static __always_inline struct bpf_sock *lookup_listener(struct __sk_buff *skb, _
 	return bpf_sk_lookup_tcp(skb, &tuple, sizeof(tuple.ipv4), BPF_F_CURRENT_NETNS, 0);
 }
 
+/*
+ * A syscall program that reserves more than half of ring buffer rb (of
+ * 4096 bytes) and discards it: it returns 1 when a record leaked.
+ */
+#define RINGBUF_FITS_PROG(name, rb)					\
+SEC("syscall")								\
+int name(void *ctx)							\
+{									\
+	__u64 *r = bpf_ringbuf_reserve(&rb, 2048, 0);			\
+									\
+	if (!r)								\
+		return 1;						\
+	bpf_ringbuf_discard(r, 0);					\
+	return 0;							\
+}
+
 #endif

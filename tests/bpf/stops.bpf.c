@@ -175,17 +175,7 @@ int stop_rb_submit(void *ctx)
 	return 0;
 }
 
-/* needs more than half of the ring buffer: fails if a record leaked */
-SEC("syscall")
-int stop_rb_check(void *ctx)
-{
-	__u64 *r = bpf_ringbuf_reserve(&rb, 2048, 0);
-
-	if (!r)
-		return 1;
-	bpf_ringbuf_discard(r, 0);
-	return 0;
-}
+RINGBUF_FITS_PROG(stop_rb_check, rb)
 
 /* ---- a socket out of a sockmap ---- */
 

@@ -66,4 +66,7 @@ int listen_loopback(uint16_t *port);
 int trace_event_enable(const char *event, bool on);
 int trace_clear(void);
 
+/* A ring_buffer__new() callback that counts records in the long at ctx. */
+int ringbuf_count_record(void *ctx, void *data, size_t size);
+
 #endif

@@ -38,12 +38,6 @@ static const char *const variant_names[V_NR] = {
 	[V_FENTRY] = "fentry+fexit -> ringbuf",
 };
 
-static int count_record(void *ctx, void *data, size_t size)
-{
-	(*(long *)ctx)++;
-	return 0;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -90,7 +84,7 @@ static double measure(enum bench_variant v, long *records)
 	if ((v == V_KPROBE || v == V_FENTRY) &&
 	    (!ASSERT_OK_PTR(l1, "attach entry") || !ASSERT_OK_PTR(l2, "attach exit")))
 		goto out;
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.records), count_record,
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.records), ringbuf_count_record,
 			      records, NULL);
 	fd = bpf_program__fd(skel->progs.bench_calls);
 	for (i = 0; i < BENCH_ROUNDS; i++) {

@@ -215,12 +215,6 @@ out:
 	stops_bpf__destroy(skel);
 }
 
-static int count_record(void *ctx, void *data, size_t size)
-{
-	(*(long *)ctx)++;
-	return 0;
-}
-
 WITH_MODULE(test_stops_ringbuf, "track=1 watchdog_ms=100");
 void test_stops_ringbuf(void)
 {
@@ -234,7 +228,7 @@ void test_stops_ringbuf(void)
 	ASSERT_EQ(run_prog(skel->progs.stop_rb_submit), -ETIMEDOUT, "stop_rb_submit's return");
 	ASSERT_TRUE(dmesg_has("released and unwound"), "unwound in dmesg");
 	stop_counts(skel->progs.stop_rb_submit, 1, 0);
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.rb), count_record, &records, NULL);
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.rb), ringbuf_count_record, &records, NULL);
 	if (ASSERT_OK_PTR(rb, "ring_buffer__new")) {
 		ASSERT_EQ(ring_buffer__consume(rb), 0, "records consumed");
 		ASSERT_EQ(records, 0, "records the consumer sees");

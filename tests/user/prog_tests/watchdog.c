@@ -100,12 +100,6 @@ void test_watchdog_subprog(void)
 	watchdog_bpf__destroy(skel);
 }
 
-static int count_record(void *ctx, void *data, size_t size)
-{
-	(*(long *)ctx)++;
-	return 0;
-}
-
 WITH_MODULE(test_watchdog_sections, "track=1 watchdog_ms=200");
 void test_watchdog_sections(void)
 {
@@ -122,7 +116,7 @@ void test_watchdog_sections(void)
 	 * so that a record of the same size fits again. A record left busy
 	 * would stop the consumer, and the reservation would fail.
 	 */
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.rb), count_record, &records, NULL);
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.rb), ringbuf_count_record, &records, NULL);
 	if (ASSERT_OK_PTR(rb, "ring_buffer__new")) {
 		ASSERT_EQ(ring_buffer__consume(rb), 0, "records consumed");
 		ASSERT_EQ(records, 0, "records seen");
