@@ -6,8 +6,8 @@
 #
 # Allowed, because their targets can never be a helper or kfunc:
 #   rtg_release_all     calls thunks that the JIT placed in the program's
-#                       own image, each starting with ENDBR (patch "reach
-#                       helpers and kfuncs by direct calls only")
+#                       own image, each starting with ENDBR (patch "call
+#                       the owner's hooks around helper and kfunc calls")
 #   __traceiter_*, trace_event_raw_event_*, perf_trace_*, trace_raw_output_*,
 #   __bpf_trace_*, trace_event_get_offsets_*: the tracepoint glue the
 #                       kernel's TRACE_EVENT() macros generate; they call
