@@ -1,20 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bpf_rtguard: pairing tables. For every call that acquires something a
- * program must give back (a reference, an iterator, an RCU read section,
- * a ring buffer record, a lock), which call gives it back and with which
- * arguments; and the acquiring kfuncs for which no release is known.
+ * bpf_rtguard: what each helper and kfunc does to what a run holds, and
+ * the pairing tables. For every call that acquires something a program
+ * must give back (a reference, an iterator, an RCU read section, a ring
+ * buffer record, a lock), which call gives it back in the program, which
+ * one the watchdog calls for a stopped run, and the acquiring kfuncs for
+ * which no release is known.
  *
- * Built from the registered kfunc sets of vmlinux and module BTF
- * (bpf_kfunc_walk()) when the module loads, and again whenever a module
- * finishes loading or goes away. Pairs come from, in this order:
- *  - an explicit table, for what flags and types cannot tell: helpers,
- *    kfuncs without KF_* flags, releases that need more than the object,
- *    types with more than one release;
+ * Facts come from, in this order:
+ *  - rtg_fn_facts[], one entry per function, for what flags and types
+ *    cannot tell: helpers (by id), kfuncs without KF_* flags, releases
+ *    that need more than the object, the graph kfuncs, types with more
+ *    than one release, functions that both release and acquire;
  *  - KF_ITER_NEW / KF_ITER_DESTROY kfuncs taking the same iterator type;
- *  - the one KF_RELEASE kfunc whose first argument has the type a
- *    KF_ACQUIRE kfunc returns. None, or more than one, leaves the
- *    acquiring kfunc unpaired, with the reason.
+ *  - the one KF_RELEASE kfunc, not also KF_ACQUIRE, whose first argument
+ *    has the type a KF_ACQUIRE kfunc returns. None, or more than one,
+ *    leaves the acquiring kfunc unpaired, with the reason.
+ *
+ * The pairs are built from the registered kfunc sets of vmlinux and
+ * module BTF (bpf_kfunc_walk()) when the module loads, and again whenever
+ * a module finishes loading or goes away. rtg_fn_facts_of() answers for
+ * one call site, at JIT time.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -175,6 +175,20 @@ int stop_rb_submit(void *ctx)
 	return 0;
 }
 
+/* the same through a dynptr, which must be given back even if empty */
+SEC("syscall")
+int stop_rb_dynptr(void *ctx)
+{
+	struct bpf_dynptr ptr;
+	__u64 one = 1;
+
+	bpf_ringbuf_reserve_dynptr(&rb, 2048, 0, &ptr);
+	bpf_dynptr_write(&ptr, 0, &one, sizeof(one), 0);
+	spin(outer);
+	bpf_ringbuf_submit_dynptr(&ptr, 0);
+	return 0;
+}
+
 RINGBUF_FITS_PROG(stop_rb_check, rb)
 
 /* ---- a socket out of a sockmap ---- */

@@ -215,26 +215,37 @@ out:
 	stops_bpf__destroy(skel);
 }
 
-WITH_MODULE(test_stops_ringbuf, "track=1 watchdog_ms=100");
-void test_stops_ringbuf(void)
+/* Stop @prog holding a record it would only submit: the consumer sees nothing. */
+static void expect_discarded(struct stops_bpf *skel, struct bpf_program *prog)
 {
-	struct stops_bpf *skel = stops_load("stop_rb_submit,stop_rb_check");
+	const char *name = bpf_program__name(prog);
 	struct ring_buffer *rb;
 	long records = 0;
 
-	if (!skel)
-		return;
-	/* the program never calls bpf_ringbuf_discard(); the stop does */
-	ASSERT_EQ(run_prog(skel->progs.stop_rb_submit), -ETIMEDOUT, "stop_rb_submit's return");
-	ASSERT_TRUE(dmesg_has("released and unwound"), "unwound in dmesg");
-	stop_counts(skel->progs.stop_rb_submit, 1, 0);
+	/* the program never discards; the stop does */
+	ASSERT_EQ(run_prog(prog), -ETIMEDOUT, "%s's return", name);
+	stop_counts(prog, 1, 0);
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.rb), ringbuf_count_record, &records, NULL);
 	if (ASSERT_OK_PTR(rb, "ring_buffer__new")) {
-		ASSERT_EQ(ring_buffer__consume(rb), 0, "records consumed");
-		ASSERT_EQ(records, 0, "records the consumer sees");
+		ASSERT_EQ(ring_buffer__consume(rb), 0, "records consumed after %s", name);
+		ASSERT_EQ(records, 0, "records the consumer sees after %s", name);
 		ASSERT_EQ(run_prog(skel->progs.stop_rb_check), 0, "a record fits again");
 		ring_buffer__free(rb);
 	}
+}
+
+WITH_MODULE(test_stops_ringbuf, "track=1 watchdog_ms=100");
+void test_stops_ringbuf(void)
+{
+	struct stops_bpf *skel = stops_load("stop_rb_submit,stop_rb_dynptr,stop_rb_check");
+
+	if (!skel)
+		return;
+	expect_discarded(skel, skel->progs.stop_rb_submit);
+	expect_discarded(skel, skel->progs.stop_rb_dynptr);
+	ASSERT_EQ(dmesg_count(" stop_rb_submit after "), 1, "stop_rb_submit's stop in dmesg");
+	ASSERT_EQ(dmesg_count(" stop_rb_dynptr after "), 1, "stop_rb_dynptr's stop in dmesg");
+	ASSERT_TRUE(dmesg_has("released and unwound"), "unwound in dmesg");
 	stops_bpf__destroy(skel);
 }
 
