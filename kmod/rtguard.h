@@ -370,7 +370,33 @@ struct rtg_trace_slot {
 	u64 args[MAX_BPF_FUNC_REG_ARGS];
 };
 
+/* calls a record of the rtg_call event carries at most */
+#define RTG_TRACE_BATCH	8
+
+/**
+ * struct rtg_call_rec - one traced call, as a rtg_call record holds it
+ * @args: the five argument registers
+ * @ret: the result
+ * @end: rtg_clock() right after the call
+ * @cycles: the call's duration, in rtg_clock() cycles
+ * @site: the site's number (debugfs bpf_rtguard/sites), 0 when later
+ *	calls on the CPU overwrote the arguments before they were copied
+ * @pid: the task that made the call
+ * @pad: 0
+ */
+struct rtg_call_rec {
+	u64 args[MAX_BPF_FUNC_REG_ARGS];
+	u64 ret;
+	u64 end;
+	u32 cycles;
+	u32 site;
+	u32 pid;
+	u32 pad;
+};
+
 u32 rtg_trace_new_id(void);
+void rtg_trace_flush_this_cpu(void);
+void rtg_trace_flush_all(void);
 long rtg_trace_begin(const struct rtg_site *site, u64 r1, u64 r2, u64 r3,
 		     u64 r4, u64 r5);
 void rtg_trace_end(long token, const struct rtg_site *site, u64 ret);

@@ -236,6 +236,14 @@ static int rtg_stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(rtg_stats);
 
+/* Written to by readers of the trace buffer: debug-mode calls still waiting are written. */
+static int rtg_trace_flush_set(void *data, u64 val)
+{
+	rtg_trace_flush_all();
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(rtg_trace_flush_fops, NULL, rtg_trace_flush_set, "%llu\n");
+
 static int rtg_stop_policy_file_show(struct seq_file *m, void *v)
 {
 	rtg_stop_policy_show(m);
@@ -261,6 +269,8 @@ int rtg_debugfs_init(void)
 			    &rtg_held_fops);
 	debugfs_create_file("stats", 0400, rtg_debugfs_dir, NULL,
 			    &rtg_stats_fops);
+	debugfs_create_file_unsafe("trace_flush", 0200, rtg_debugfs_dir, NULL,
+				   &rtg_trace_flush_fops);
 	debugfs_create_file("stop_policy", 0400, rtg_debugfs_dir, NULL,
 			    &rtg_stop_policy_file_fops);
 	return 0;

@@ -438,7 +438,7 @@ bool rtg_fn_facts_of(const struct bpf_call_info *info, const char *name,
 		return false;
 	if (!info->btf) {
 		if (info->id)
-			f = rtg_facts_find(info->id, NULL);
+			f = rtg_facts_find(info->id, "");
 		if (!f || (f->verifier_acquires && !info->ret_acquired))
 			return false;
 	} else {

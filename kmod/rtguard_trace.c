@@ -2,16 +2,18 @@
 /*
  * bpf_rtguard: debug mode, an strace for BPF programs. Around each call
  * of a traced program, the pre hook notes the arguments and the start
- * time and the post hook records the call as a rtg_call trace event.
+ * time and the post hook records the call; calls reach the trace buffer
+ * as rtg_call events of up to RTG_TRACE_BATCH calls of one CPU.
  *
- * A record holds only what changes from call to call: the site's number,
- * the arguments, the result and the duration. What a site is (program,
- * instruction, function, the kinds of its arguments) is listed once in
- * debugfs bpf_rtguard/sites; names and types come from BTF. Durations are
- * in cycles of the CPU's TSC (one instruction at each end; a run does not
- * move between CPUs); bpf_rtguard/stats has tsc_khz to turn them into
- * time. While the event is off, the JIT skips the pre hook and the post
- * hook returns at once.
+ * A call is kept as only what changes from call to call (struct
+ * rtg_call_rec): the site's number, the arguments, the result, its end
+ * and duration, the task. What a site is (program, instruction, function,
+ * the kinds of its arguments) is listed once in debugfs
+ * bpf_rtguard/sites; names and types come from BTF. Times are in cycles
+ * of the CPU's TSC (one instruction at each end; a run does not move
+ * between CPUs); bpf_rtguard/stats has tsc_khz to turn them into time.
+ * While the event is off, the JIT skips the pre hook and the post hook
+ * returns at once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,14 +33,34 @@ struct rtg_trace_cpu {
 
 static DEFINE_PER_CPU(struct rtg_trace_cpu, rtg_trace_cpu);
 
+/*
+ * Ended calls waiting to be written, RTG_TRACE_BATCH to a record: the
+ * trace buffer's reserve and commit cost several times what a call's
+ * hooks do. Whoever takes busy first on the CPU (0 -> 1: one instruction,
+ * so interrupts see it taken or not) owns the batch; a writer that finds
+ * it taken (it interrupted the owner) writes its call alone. The batch
+ * is written when full, by the CPU's watchdog tick, and when a reader
+ * asks (rtg_trace_flush_all()).
+ */
+struct rtg_trace_batch {
+	u32 busy;
+	u32 n;
+	struct rtg_call_rec rec[RTG_TRACE_BATCH];
+};
+
+static DEFINE_PER_CPU(struct rtg_trace_batch, rtg_trace_batch);
+
 /* The rtg_call event was turned on: traced calls take their pre hook. */
 int rtg_trace_reg(void)
 {
 	int cpu;
 
 	/* nothing is lost while the event is off: count from now on */
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		WRITE_ONCE(per_cpu(rtg_trace_cpu.lost, cpu), 0);
+		/* no traced call has ended since the event was last off */
+		per_cpu(rtg_trace_batch.n, cpu) = 0;
+	}
 	atomic_inc(&rtg_slow_calls);
 	return 0;
 }
@@ -100,6 +122,42 @@ long rtg_trace_begin(const struct rtg_site *site, u64 r1, u64 r2, u64 r3,
 	return seq & LONG_MAX;
 }
 
+/* Write the batch of this CPU, whose busy the caller took. */
+static void rtg_trace_write(struct rtg_trace_batch *b)
+{
+	if (b->n)
+		trace_rtg_call(b->rec, b->n, rtg_clock());
+	b->n = 0;
+}
+
+/**
+ * rtg_trace_flush_this_cpu() - write this CPU's waiting calls
+ *
+ * Called with preemption off (the watchdog tick, a reader's IPI); does
+ * nothing when it interrupted the batch's owner, which writes it later.
+ */
+void rtg_trace_flush_this_cpu(void)
+{
+	if (this_cpu_inc_return(rtg_trace_batch.busy) == 1)
+		rtg_trace_write(this_cpu_ptr(&rtg_trace_batch));
+	this_cpu_dec(rtg_trace_batch.busy);
+}
+
+static void rtg_trace_flush_ipi(void *unused)
+{
+	rtg_trace_flush_this_cpu();
+}
+
+/**
+ * rtg_trace_flush_all() - write the waiting calls of every CPU
+ *
+ * For readers, before they read the trace buffer (debugfs trace_flush).
+ */
+void rtg_trace_flush_all(void)
+{
+	on_each_cpu(rtg_trace_flush_ipi, NULL, 1);
+}
+
 /**
  * rtg_trace_end() - record a traced call
  * @token: from rtg_trace_begin()
@@ -109,16 +167,36 @@ long rtg_trace_begin(const struct rtg_site *site, u64 r1, u64 r2, u64 r3,
 void rtg_trace_end(long token, const struct rtg_site *site, u64 ret)
 {
 	struct rtg_trace_slot *slot = this_cpu_ptr(&rtg_trace_cpu.slot[token % RTG_TRACE_SLOTS]);
-	u64 cycles = rtg_clock() - slot->start;
+	struct rtg_call_rec alone, *r = &alone;
+	struct rtg_trace_batch *b;
+	u64 end = rtg_clock();
+	bool owner;
 
-	barrier();
 	/* taken again by later calls on this CPU while this one was in flight */
 	if (unlikely(READ_ONCE(slot->seq) != (u64)token)) {
 		this_cpu_inc(rtg_trace_cpu.lost);
 		return;
 	}
-	/* the event checks the slot again once it copied the arguments */
-	trace_rtg_call(slot, token, site->trace_id, ret, cycles);
+	preempt_disable_notrace();
+	b = this_cpu_ptr(&rtg_trace_batch);
+	owner = this_cpu_inc_return(rtg_trace_batch.busy) == 1;
+	if (likely(owner))
+		r = &b->rec[b->n];
+	memcpy(r->args, slot->args, sizeof(r->args));
+	r->ret = ret;
+	r->end = end;
+	r->cycles = end - slot->start;
+	r->pid = current->pid;
+	r->pad = 0;
+	barrier();
+	/* and again now that the arguments are copied */
+	r->site = READ_ONCE(slot->seq) == (u64)token ? site->trace_id : 0;
+	if (unlikely(!owner))
+		trace_rtg_call(r, 1, rtg_clock());
+	else if (++b->n == RTG_TRACE_BATCH)
+		rtg_trace_write(b);
+	this_cpu_dec(rtg_trace_batch.busy);
+	preempt_enable_notrace();
 }
 
 /**

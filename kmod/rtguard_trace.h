@@ -13,40 +13,32 @@
 #include "rtguard.h"
 
 /*
- * One helper or kfunc call of a program in debug mode: only what changes
- * from call to call. site is the number debugfs bpf_rtguard/sites gives
- * the call site (program, instruction, function, kinds of arguments), or
- * 0 when later calls on the CPU overwrote the arguments before they were
- * copied (the record then counts as lost). cycles is the call's duration
- * in TSC cycles (bpf_rtguard/stats: tsc_khz); the event's own timestamp
- * is taken right after the call.
+ * Helper and kfunc calls of programs in debug mode, up to RTG_TRACE_BATCH
+ * of one CPU per record (struct rtg_call_rec, in rtguard.h): only what
+ * changes from call to call. A call's time is the record's timestamp
+ * less the rtg_clock() cycles from its end to tsc, the clock when the
+ * record was written (bpf_rtguard/stats: tsc_khz).
  */
 TRACE_EVENT_FN(rtg_call,
 
-	TP_PROTO(const struct rtg_trace_slot *slot, u64 token, u32 site,
-		 u64 ret, u64 cycles),
+	TP_PROTO(const struct rtg_call_rec *recs, u32 nr, u64 tsc),
 
-	TP_ARGS(slot, token, site, ret, cycles),
+	TP_ARGS(recs, nr, tsc),
 
 	TP_STRUCT__entry(
-		__array(u64, args, MAX_BPF_FUNC_REG_ARGS)
-		__field(u64, ret)
-		__field(u64, cycles)
-		__field(u32, site)
+		__field(u64, tsc)
+		__field(u32, nr)
+		/* nr struct rtg_call_rec, as u64s */
+		__dynamic_array(u64, recs, nr * sizeof(*recs) / sizeof(u64))
 	),
 
 	TP_fast_assign(
-		memcpy(__entry->args, slot->args, sizeof(__entry->args));
-		__entry->ret = ret;
-		__entry->cycles = cycles;
-		barrier();
-		__entry->site = READ_ONCE(slot->seq) == token ? site : 0;
+		__entry->tsc = tsc;
+		__entry->nr = nr;
+		memcpy(__get_dynamic_array(recs), recs, nr * sizeof(*recs));
 	),
 
-	TP_printk("site=%u args=%#llx,%#llx,%#llx,%#llx,%#llx ret=%#llx cycles=%llu",
-		  __entry->site, __entry->args[0], __entry->args[1],
-		  __entry->args[2], __entry->args[3], __entry->args[4],
-		  __entry->ret, __entry->cycles),
+	TP_printk("nr=%u tsc=%llu", __entry->nr, __entry->tsc),
 
 	rtg_trace_reg, rtg_trace_unreg
 );

@@ -241,6 +241,9 @@ static enum hrtimer_restart rtg_watchdog_fn(struct hrtimer *timer)
 		__this_cpu_inc(rtg_watchdog_ticks);
 		__this_cpu_add(rtg_watchdog_tick_ns, local_clock() - t0);
 	}
+	/* debug-mode calls waiting on this CPU reach the trace buffer */
+	if (trace_rtg_call_enabled())
+		rtg_trace_flush_this_cpu();
 	/* 1 ms resolution while armed, idle otherwise (CLOCK_MONOTONIC) */
 	hrtimer_forward(timer, ktime_get(), ms || us ? ms_to_ktime(1) : ms_to_ktime(50));
 	return HRTIMER_RESTART;

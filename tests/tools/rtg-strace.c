@@ -12,8 +12,11 @@
  * Records are read the way trace-cmd reads them: binary, from each CPU's
  * tracefs per_cpu/cpuN/trace_pipe_raw (ring buffer pages, laid out as
  * events/header_page says), the fields found at the offsets the event's
- * format file gives. A record holds only what changes per call (site
- * number, arguments, result, duration in TSC cycles); what a site is
+ * format file gives. A record carries up to 8 calls of one CPU, each
+ * only what changes per call (site number, arguments, result, end and
+ * duration in TSC cycles, task): bpf_rtguard batches them, and writes
+ * what waits when trace_flush is written, as rtg-strace does before it
+ * reads, and on each watchdog tick (every 50 ms at most); what a site is
  * comes once from debugfs bpf_rtguard/sites, the names and types of
  * arguments and results from BTF (kfuncs: vmlinux or module BTF) or from
  * libbpf's bpf_helper_defs.h (helpers: a table made from it at build
@@ -52,6 +55,7 @@
 #define EVENT_DIR TRACEFS "/events/bpf_rtguard/rtg_call"
 #define SITES "/sys/kernel/debug/bpf_rtguard/sites"
 #define STATS "/sys/kernel/debug/bpf_rtguard/stats"
+#define FLUSH "/sys/kernel/debug/bpf_rtguard/trace_flush"
 #define MAX_ARGS 5
 #define MAX_CPUS 256
 
@@ -117,8 +121,22 @@ struct field {
 
 static struct {
 	int id;
-	struct field common_type, common_pid, args, ret, cycles, site;
+	struct field common_type, tsc, nr, recs;
 } ev;
+
+/*
+ * One call in a record's recs (struct rtg_call_rec in kmod/rtguard.h):
+ * a record carries up to RTG_TRACE_BATCH calls of one CPU.
+ */
+struct call_rec {
+	uint64_t args[5];
+	uint64_t ret;
+	uint64_t end;		/* TSC right after the call */
+	uint32_t cycles;
+	uint32_t site;
+	uint32_t pid;
+	uint32_t pad;
+};
 
 static struct {
 	struct field timestamp, commit, data;
@@ -144,13 +162,16 @@ static int read_format(const char *path, const char *const *names,
 		if (!p || sscanf(p + 6, "%255[^;]; offset:%d; size:%d;", decl,
 				 &fl.offset, &fl.size) != 3)
 			continue;
-		/* the name is the last word of the declaration, without [N] */
+		/*
+		 * the name is the last word of the declaration, without [N]
+		 * ("u64 args[5]", "__data_loc u64[] recs")
+		 */
 		p = decl + strlen(decl);
 		while (p > decl && p[-1] == ' ')
 			*--p = 0;
-		decl[strcspn(decl, "[")] = 0;
 		p = strrchr(decl, ' ');
 		snprintf(name, sizeof(name), "%s", p ? p + 1 : decl);
+		name[strcspn(name, "[")] = 0;
 		for (i = 0; i < n; i++)
 			if (!strcmp(name, names[i]) && fields[i]->size == 0) {
 				*fields[i] = fl;
@@ -163,25 +184,21 @@ static int read_format(const char *path, const char *const *names,
 
 static int read_layout(void)
 {
-	static const char *const ev_names[] = {
-		"common_type", "common_pid", "args", "ret", "cycles", "site",
-	};
-	struct field *const ev_fields[] = {
-		&ev.common_type, &ev.common_pid, &ev.args, &ev.ret, &ev.cycles,
-		&ev.site,
-	};
+	static const char *const ev_names[] = { "common_type", "tsc", "nr", "recs" };
+	struct field *const ev_fields[] = { &ev.common_type, &ev.tsc, &ev.nr, &ev.recs };
 	static const char *const page_names[] = { "timestamp", "commit", "data" };
 	struct field *const page_fields[] = {
 		&page.timestamp, &page.commit, &page.data,
 	};
 
-	if (read_format(EVENT_DIR "/format", ev_names, ev_fields, 6, &ev.id) ||
+	if (read_format(EVENT_DIR "/format", ev_names, ev_fields, 4, &ev.id) ||
 	    read_format(TRACEFS "/events/header_page", page_names, page_fields,
 			3, NULL)) {
 		fprintf(stderr, "rtg-strace: cannot read the rtg_call event's format (is bpf_rtguard loaded?)\n");
 		return -1;
 	}
-	if (ev.args.size != MAX_ARGS * 8) {
+	/* recs is a __data_loc: 16-bit offset and length in the record */
+	if (ev.recs.size != 4 || ev.tsc.size != 8) {
 		fprintf(stderr, "rtg-strace: unexpected rtg_call layout\n");
 		return -1;
 	}
@@ -560,30 +577,49 @@ static unsigned long long get_uint(const unsigned char *data, struct field f)
 	return v;
 }
 
+static unsigned long long cycles_ns(unsigned long long cycles);
+
+/*
+ * One rtg_call record: the calls it carries, each timed back from the
+ * record's timestamp by the TSC cycles from the call's end to tsc.
+ */
 static void add_record(const unsigned char *data, unsigned int len,
 		       unsigned long long ts, unsigned int cpu)
 {
-	struct record *r;
+	unsigned int loc, off, size, i;
+	unsigned long long tsc;
 
-	if (len < (unsigned int)(ev.site.offset + ev.site.size) ||
+	if (len < (unsigned int)(ev.recs.offset + 4) ||
 	    get_uint(data, ev.common_type) != (unsigned int)ev.id)
 		return;
-	if (nr_recs == max_recs) {
-		max_recs = max_recs ? 2 * max_recs : 4096;
-		recs = realloc(recs, max_recs * sizeof(*recs));
-		if (!recs) {
-			perror("rtg-strace");
-			exit(1);
+	loc = get_uint(data, ev.recs);
+	off = loc & 0xffff;
+	size = loc >> 16;
+	tsc = get_uint(data, ev.tsc);
+	if (off + size > len)
+		return;
+	for (i = 0; i + sizeof(struct call_rec) <= size; i += sizeof(struct call_rec)) {
+		struct call_rec c;
+		struct record *r;
+
+		memcpy(&c, data + off + i, sizeof(c));
+		if (nr_recs == max_recs) {
+			max_recs = max_recs ? 2 * max_recs : 4096;
+			recs = realloc(recs, max_recs * sizeof(*recs));
+			if (!recs) {
+				perror("rtg-strace");
+				exit(1);
+			}
 		}
+		r = &recs[nr_recs++];
+		r->ts = ts - (tsc > c.end ? cycles_ns(tsc - c.end) : 0);
+		r->cpu = cpu;
+		r->pid = (int)c.pid;
+		memcpy(r->args, c.args, sizeof(r->args));
+		r->ret = c.ret;
+		r->cycles = c.cycles;
+		r->site = c.site;
 	}
-	r = &recs[nr_recs++];
-	r->ts = ts;
-	r->cpu = cpu;
-	r->pid = (int)get_uint(data, ev.common_pid);
-	memcpy(r->args, data + ev.args.offset, sizeof(r->args));
-	r->ret = get_uint(data, ev.ret);
-	r->cycles = get_uint(data, ev.cycles);
-	r->site = get_uint(data, ev.site);
 }
 
 /*
@@ -693,6 +729,8 @@ static void drain(void)
 	unsigned char *buf = xcalloc(1, psize);
 	int cpu;
 
+	/* calls bpf_rtguard still holds, batched per CPU, go to the buffer */
+	write_file(FLUSH, "1");
 	for (cpu = 0; cpu < nr_cpu_fds; cpu++) {
 		ssize_t n;
 
@@ -1086,6 +1124,8 @@ int main(int argc, char **argv)
 			write_file(TRACEFS "/buffer_size_kb", "8192");
 			return write_file(EVENT_DIR "/enable", "1") ? 1 : 0;
 		case 'D':
+			/* the calls still waiting in bpf_rtguard first */
+			write_file(FLUSH, "1");
 			return write_file(EVENT_DIR "/enable", "0") ? 1 : 0;
 		case 'C':
 			return write_file(TRACEFS "/trace", "") ? 1 : 0;
