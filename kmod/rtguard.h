@@ -462,6 +462,25 @@ static __always_inline void rtg_run_hold(struct rtg_run *run,
 	WRITE_ONCE(run->count, run->count + 1);
 }
 
+/**
+ * rtg_run_clear() - clear entry @i of a run's table, and the cleared top
+ * @run: the run
+ * @i: an entry below the top, holding something
+ *
+ * Entries above @i keep their place; cleared entries at the top are
+ * dropped, so entries never move.
+ */
+static __always_inline void rtg_run_clear(struct rtg_run *run, u32 i)
+{
+	u32 n = run->count;
+
+	/* one store: the watchdog timer of this CPU sees it held or not */
+	WRITE_ONCE(run->held[i].obj, 0);
+	while (n && !run->held[n - 1].obj)
+		n--;
+	WRITE_ONCE(run->count, n);
+}
+
 const struct rtg_site *rtg_run_give_back(struct rtg_run *run, u64 obj);
 u32 rtg_run_held(const struct rtg_run *run);
 

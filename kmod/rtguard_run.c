@@ -190,24 +190,20 @@ struct rtg_run *rtg_run_stray(const struct rtg_site *site)
  */
 const struct rtg_site *rtg_run_give_back(struct rtg_run *run, u64 obj)
 {
-	struct rtg_held *h = &run->held[run->count];
-	u32 n;
+	u32 i = run->count;
 
-	while (h-- > run->held)
-		if (h->obj == obj)
-			goto found;
+	while (i--) {
+		if (run->held[i].obj == obj) {
+			const struct rtg_site *site = run->held[i].site;
+
+			rtg_run_clear(run, i);
+			if (unlikely(run->how == RTG_HOW_FAST))
+				run->fast_releases++;
+			return site;
+		}
+	}
 	run->unmatched++;
 	return NULL;
-found:
-	/* one store: the watchdog timer of this CPU sees it held or not */
-	WRITE_ONCE(h->obj, 0);
-	n = run->count;
-	while (n && !run->held[n - 1].obj)
-		n--;
-	if (unlikely(run->how == RTG_HOW_FAST))
-		run->fast_releases++;
-	WRITE_ONCE(run->count, n);
-	return h->site;
 }
 
 /**

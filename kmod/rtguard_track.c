@@ -165,18 +165,14 @@ static u64 rtg_release_post(u64 r0, u64 saved, u64 token,
 
 	if (likely(run && run->tp == site->tprog && run->how != RTG_HOW_FAST &&
 		   !(site->flags & RTG_SITE_TRACE) && !trace_rtg_release_enabled())) {
-		u32 n = run->count, i = n;
-		u32 low = n > RTG_RELEASE_NEAR_TOP ? n - RTG_RELEASE_NEAR_TOP : 0;
+		u32 i = run->count;
+		u32 low = i > RTG_RELEASE_NEAR_TOP ? i - RTG_RELEASE_NEAR_TOP : 0;
 
 		while (i-- > low) {
-			if (run->held[i].obj != saved)
-				continue;
-			/* one store: the watchdog timer sees it held or not */
-			WRITE_ONCE(run->held[i].obj, 0);
-			while (n && !run->held[n - 1].obj)
-				n--;
-			WRITE_ONCE(run->count, n);
-			return r0;
+			if (run->held[i].obj == saved) {
+				rtg_run_clear(run, i);
+				return r0;
+			}
 		}
 	}
 	return rtg_release_post_slow(r0, saved, token, site);
