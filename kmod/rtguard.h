@@ -173,39 +173,46 @@ struct rtg_held {
 /**
  * struct rtg_run - one run of a tracked program, in the run's own frame
  * @prev: the run this one interrupted or was called from, on this task
- * @tp: the program
- * @task: the task it runs on (for debugfs)
+ * @image: the module's state for the program's main image
  * @start: rtg_clock() at entry
  * @nslots: entries in @held
  * @count: entries used in @held, the top; entries below it whose @obj is
  *	0 were given back
  * @stop: &enum rtg_stop_reason, set by the watchdog timer of this CPU
- * @how: &enum rtg_stop_how once the stop took effect
  * @incomplete: something the run acquired was not recorded: it is never
  *	unwound, only fast-executed
- * @sections: depth of each &enum rtg_section
  * @unmatched: releases that matched nothing held
+ * @how: &enum rtg_stop_how once the stop took effect
+ * @sections: depth of each &enum rtg_section
+ * @pad: unused
  * @fast_releases: releases the program made itself while fast-executing
+ * @pad2: unused
  * @held: what the run holds, in order of acquisition
  *
- * The JIT keeps &bpf_prog_aux.call_hook_run_size bytes for it right below
- * the program's stack (patch "bracket runs"); current->bpf_hook_run points
- * to the innermost run of the task. Only the run itself and the watchdog
- * timer of the CPU it runs on write to it.
+ * The module's view of &struct bpf_call_hook_run, which the JIT keeps in
+ * the run's own stack frame, in bpf_prog_aux.call_hook_run_size bytes
+ * right below the program's stack: @stop, @incomplete and @unmatched are
+ * its exit flags (the run's exit calls rtg_run_exit() while one of them
+ * or @count is set), @how to @pad2 its state. The JIT fills in everything
+ * above @held at the run's entry, and pushes acquisitions to and pops
+ * releases from @held in line. current->bpf_hook_run points to the
+ * innermost run of the task. Only the run itself and the watchdog timer
+ * of the CPU it runs on write to it.
  */
 struct rtg_run {
 	struct rtg_run *prev;
-	struct rtg_prog *tp;
-	struct task_struct *task;
+	struct rtg_image *image;
 	u64 start;
-	u16 nslots;
-	u16 count;
+	u32 nslots;
+	u32 count;
 	u8 stop;
-	u8 how;
 	u8 incomplete;
-	u8 sections[RTG_NR_SECTIONS];
 	u16 unmatched;
-	u16 fast_releases;
+	u8 how;
+	u8 sections[RTG_NR_SECTIONS];
+	u8 pad;
+	u32 fast_releases;
+	u32 pad2;
 	struct rtg_held held[];
 };
 
@@ -213,6 +220,8 @@ struct rtg_run {
  * struct rtg_prog - tracking state of one program, shared by its images
  * @node: entry in rtg_progs
  * @main: aux data of the main program
+ * @main_image: the main program's image, which its runs point to (only
+ *	compared, never followed: it may be gone)
  * @images: images using this state
  * @nslots: entries in each run's table (from the run area size)
  * @stoppable: the watchdog stops its runs; otherwise it only reports
@@ -236,6 +245,7 @@ struct rtg_run {
 struct rtg_prog {
 	struct list_head node;
 	struct bpf_prog_aux *main;
+	const struct rtg_image *main_image;
 	refcount_t images;
 	u32 nslots;
 	bool stoppable;
@@ -404,6 +414,8 @@ u64 rtg_trace_post(u64 r0, u64 saved, u64 token, const struct rtg_site *site);
 u64 rtg_trace_lost(void);
 int rtg_trace_reg(void);
 void rtg_trace_unreg(void);
+int rtg_hold_trace_reg(void);
+void rtg_hold_trace_unreg(void);
 
 /* rtguard_run.c */
 extern struct mutex rtg_progs_lock;
@@ -411,12 +423,22 @@ extern struct list_head rtg_progs;
 u32 rtg_run_size(u32 max_refs);
 struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main);
 void rtg_prog_put(struct rtg_prog *tp);
-void rtg_run_enter(struct rtg_run *run, struct rtg_image *image);
 u64 rtg_run_exit(u64 ret, struct rtg_run *run);
 struct rtg_run *rtg_run_stray(const struct rtg_site *site);
 void rtg_prog_add_release_fn(struct rtg_prog *tp, const char *name,
 			     const struct rtg_site *site);
 void *rtg_prog_release_fn(struct rtg_prog *tp, const char *name, size_t len);
+
+/**
+ * rtg_run_prog() - the tracking state of a run's program
+ * @run: a run in flight
+ *
+ * Return: the state its images share.
+ */
+static inline struct rtg_prog *rtg_run_prog(const struct rtg_run *run)
+{
+	return run->image->tprog;
+}
 
 /**
  * rtg_current_run() - the run of @site's program on this task
@@ -429,7 +451,7 @@ static __always_inline struct rtg_run *rtg_current_run(const struct rtg_site *si
 {
 	struct rtg_run *run = current->bpf_hook_run;
 
-	if (unlikely(!run || run->tp != site->tprog))
+	if (unlikely(!run || rtg_run_prog(run) != site->tprog))
 		return rtg_run_stray(site);
 	return run;
 }

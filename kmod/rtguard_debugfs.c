@@ -148,10 +148,9 @@ static void rtg_held_show_task(struct seq_file *m, struct task_struct *t,
 				(*in_irq)++;
 			return;
 		}
-		if (copy_from_kernel_nofault(&run, addr, sizeof(run)) ||
-		    run.task != t)
+		if (copy_from_kernel_nofault(&run, addr, sizeof(run)))
 			return;
-		if (run.tp != tp)
+		if (run.image != tp->main_image)
 			continue;
 		n = min(run.count, run.nslots);
 		seq_printf(m, "  run pid=%d age_us=%llu top=%u stop=%s incomplete=%u rcu=%u preempt=%u\n",

@@ -94,6 +94,9 @@ static void *rtg_prog_init(struct bpf_prog *prog)
 			rtg_image_free(image);
 			return ERR_PTR(err);
 		}
+		/* the image whose runs carry it (bpf_call_hook_run.data) */
+		if (!bpf_is_subprog(prog))
+			image->tprog->main_image = image;
 	}
 	rtg_image_publish(image);
 	return image;
@@ -173,7 +176,6 @@ const struct bpf_call_hook_ops rtg_call_hook_ops = {
 	.prog_init = rtg_prog_init,
 	.select = rtg_select,
 	.prog_free = rtg_prog_free,
-	.run_enter = rtg_run_enter,
 	.run_exit = rtg_run_exit,
 };
 

@@ -3,11 +3,15 @@
  * bpf_rtguard: runs of tracked programs and their tables of held resources.
  *
  * A run is one execution of a tracked program, from its first instruction
- * to its return. The JIT brackets it: after the prologue it calls
- * rtg_run_enter() with an area of the run's own stack frame, sized when
- * the program was verified for the most references it can hold at once;
- * when the program returns (or is left through its exception callback)
- * it calls rtg_run_exit(). The area holds the run's table: nothing is
+ * to its return. The JIT brackets it in line: after the prologue it fills
+ * in a struct rtg_run in an area of the run's own stack frame, sized when
+ * the program was verified for the most references it can hold at once,
+ * and makes it the task's current run; when the program returns (or is
+ * left through its exception callback) it makes the previous run current
+ * again, and calls rtg_run_exit() only when the run was stopped, left
+ * something in its table, or could not record something. The area holds
+ * the run's table, which the JIT pushes to and pops from in line for
+ * acquisitions and the releases of the newest entry: nothing is
  * allocated, searched or shared while a program runs, and any number of
  * runs may sleep or nest at once. current->bpf_hook_run points to the
  * innermost run of the task; runs in interrupts nest on it and return
@@ -23,6 +27,26 @@
 #include "rtguard.h"
 
 #define RTG_SPIN_LOCK_SLOTS	1	/* a bpf_spin_lock, counted apart by the verifier */
+
+/* struct rtg_run is the module's view of the run the JIT keeps */
+#define RTG_RUN_AS_HOOK_RUN(rtg, hook)						\
+	static_assert(offsetof(struct rtg_run, rtg) ==				\
+		      offsetof(struct bpf_call_hook_run, hook))
+RTG_RUN_AS_HOOK_RUN(prev, prev);
+RTG_RUN_AS_HOOK_RUN(image, data);
+RTG_RUN_AS_HOOK_RUN(start, start);
+RTG_RUN_AS_HOOK_RUN(nslots, nslots);
+RTG_RUN_AS_HOOK_RUN(count, top);
+RTG_RUN_AS_HOOK_RUN(stop, exit_flags);
+RTG_RUN_AS_HOOK_RUN(how, state);
+RTG_RUN_AS_HOOK_RUN(held, slot);
+static_assert(offsetof(struct rtg_run, how) - offsetof(struct rtg_run, stop) ==
+	      sizeof_field(struct bpf_call_hook_run, exit_flags));
+static_assert(sizeof(struct rtg_run) == sizeof(struct bpf_call_hook_run));
+static_assert(offsetof(struct rtg_held, obj) == offsetof(struct bpf_call_hook_slot, obj));
+static_assert(offsetof(struct rtg_held, site) == offsetof(struct bpf_call_hook_slot, arg));
+static_assert(offsetof(struct rtg_held, seen) == offsetof(struct bpf_call_hook_slot, aux));
+static_assert(sizeof(struct rtg_held) == sizeof(struct bpf_call_hook_slot));
 
 /* serialises changes to rtg_progs (read by debugfs) */
 DEFINE_MUTEX(rtg_progs_lock);
@@ -96,35 +120,6 @@ void rtg_prog_put(struct rtg_prog *tp)
 	kfree(tp);
 }
 
-/**
- * rtg_run_enter() - a run of a tracked program begins
- * @run: the run area in the program's frame
- * @image: the module's state for the program's main image
- *
- * Called by the JIT compiled program after its prologue.
- */
-void rtg_run_enter(struct rtg_run *run, struct rtg_image *image)
-{
-	struct task_struct *task = current;
-	struct rtg_prog *tp = image->tprog;
-
-	run->prev = task->bpf_hook_run;
-	run->tp = tp;
-	run->task = task;
-	run->start = rtg_clock();
-	run->nslots = tp->nslots;
-	run->count = 0;
-	run->stop = RTG_STOP_NONE;
-	run->how = RTG_HOW_NONE;
-	run->incomplete = 0;
-	memset(run->sections, 0, sizeof(run->sections));
-	run->unmatched = 0;
-	run->fast_releases = 0;
-	/* the run is filled in before the watchdog timer can see it */
-	barrier();
-	WRITE_ONCE(task->bpf_hook_run, run);
-}
-
 static void rtg_report(struct rtg_prog *tp, atomic_long_t *counter, long n,
 		       const char *what)
 {
@@ -139,16 +134,19 @@ static void rtg_report(struct rtg_prog *tp, atomic_long_t *counter, long n,
  * @run: the run area in the program's frame
  *
  * Called by the JIT compiled program from its epilogue, or before its
- * exception callback when it is left by bpf_throw() or the watchdog.
+ * exception callback when it is left by bpf_throw() or the watchdog,
+ * once the run is no longer the task's current one, and only when the
+ * run was marked, could not record something, released something it did
+ * not hold or returned with entries in its table.
  *
  * Return: what the program returns to its caller: @ret, or the value a
  * stopped run returns.
  */
 u64 rtg_run_exit(u64 ret, struct rtg_run *run)
 {
-	struct rtg_prog *tp = run->tp;
+	struct rtg_prog *tp = rtg_run_prog(run);
+	u32 held;
 
-	WRITE_ONCE(current->bpf_hook_run, run->prev);
 	if (unlikely(run->stop))
 		ret = rtg_watchdog_run_exit(run, ret);
 	if (unlikely(run->incomplete))
@@ -157,8 +155,10 @@ u64 rtg_run_exit(u64 ret, struct rtg_run *run)
 	if (unlikely(run->unmatched))
 		rtg_report(tp, &tp->unmatched, run->unmatched,
 			   "release of something the run does not hold");
-	if (unlikely(run->count))
-		rtg_report(tp, &tp->leftover, rtg_run_held(run),
+	/* entries given back out of order may be left below the top */
+	held = rtg_run_held(run);
+	if (unlikely(held))
+		rtg_report(tp, &tp->leftover, held,
 			   "run returned with resources it did not give back through a hooked call");
 	return ret;
 }

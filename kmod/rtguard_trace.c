@@ -71,6 +71,19 @@ void rtg_trace_unreg(void)
 	atomic_dec(&rtg_slow_calls);
 }
 
+/* rtg_acquire or rtg_release was turned on: tracked calls take their hooks. */
+int rtg_hold_trace_reg(void)
+{
+	atomic_inc(&rtg_slow_calls);
+	return 0;
+}
+
+/* ... and off. */
+void rtg_hold_trace_unreg(void)
+{
+	atomic_dec(&rtg_slow_calls);
+}
+
 #define CREATE_TRACE_POINTS
 #include "rtguard_trace.h"
 

@@ -47,6 +47,8 @@ TRACE_EVENT_FN(rtg_call,
  * A tracked run took a resource (an object, an iterator, a lock, a section)
  * or gave one back. acq_insn is the site that acquired it: the site itself
  * for an acquisition, -1 for a release of something the run did not hold.
+ * While either event is on, tracked calls take their post hook instead of
+ * the JIT's in-line push and pop, which the events could not see.
  */
 DECLARE_EVENT_CLASS(rtg_hold_class,
 
@@ -76,16 +78,18 @@ DECLARE_EVENT_CLASS(rtg_hold_class,
 		  __entry->acq_insn, __entry->func)
 );
 
-DEFINE_EVENT(rtg_hold_class, rtg_acquire,
+DEFINE_EVENT_FN(rtg_hold_class, rtg_acquire,
 	TP_PROTO(const struct rtg_site *site, u64 obj,
 		 const struct rtg_site *acquired),
-	TP_ARGS(site, obj, acquired)
+	TP_ARGS(site, obj, acquired),
+	rtg_hold_trace_reg, rtg_hold_trace_unreg
 );
 
-DEFINE_EVENT(rtg_hold_class, rtg_release,
+DEFINE_EVENT_FN(rtg_hold_class, rtg_release,
 	TP_PROTO(const struct rtg_site *site, u64 obj,
 		 const struct rtg_site *acquired),
-	TP_ARGS(site, obj, acquired)
+	TP_ARGS(site, obj, acquired),
+	rtg_hold_trace_reg, rtg_hold_trace_unreg
 );
 
 TRACE_DEFINE_ENUM(RTG_STOP_RUNTIME);

@@ -5,9 +5,12 @@
  * time, from what the verifier knew of the call (KF_* flags, helper id).
  *
  * The JIT calls the function itself directly and the hooks around it
- * directly: a post hook after the call, which pushes or pops one entry of
- * the run's table, and, only while some run must stop or calls are being
- * traced (rtg_slow_calls), the pre hook before it. A post hook takes no
+ * directly. While no run must stop and nothing traces calls or holds
+ * (rtg_slow_calls), an acquisition is pushed onto the run's table and
+ * the release of its newest entry popped by the JIT in line, with no
+ * hook called; every other case, and every other role, calls the post
+ * hook after the call, which keeps the table exact, and, while
+ * rtg_slow_calls is set, the pre hook before it. A post hook takes no
  * clock, no lock and no atomic.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -39,7 +42,7 @@ long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site
 	if (site->tprog) {
 		struct rtg_run *run = current->bpf_hook_run;
 
-		if (run && run->tp == site->tprog && unlikely(READ_ONCE(run->stop)) &&
+		if (run && rtg_run_prog(run) == site->tprog && unlikely(READ_ONCE(run->stop)) &&
 		    rtg_watchdog_stop(run, site) < 0)
 			return -1;
 	}
@@ -113,7 +116,7 @@ static u64 rtg_acquire_post(u64 r0, u64 saved, u64 token,
 {
 	struct rtg_run *run = current->bpf_hook_run;
 
-	if (likely(run && run->tp == site->tprog && r0 &&
+	if (likely(run && rtg_run_prog(run) == site->tprog && r0 &&
 		   run->count < run->nslots &&
 		   !(site->flags & RTG_SITE_TRACE) && !trace_rtg_acquire_enabled())) {
 		/* there is room: rtg_run_hold() makes no call */
@@ -163,7 +166,7 @@ static u64 rtg_release_post(u64 r0, u64 saved, u64 token,
 {
 	struct rtg_run *run = current->bpf_hook_run;
 
-	if (likely(run && run->tp == site->tprog && run->how != RTG_HOW_FAST &&
+	if (likely(run && rtg_run_prog(run) == site->tprog && run->how != RTG_HOW_FAST &&
 		   !(site->flags & RTG_SITE_TRACE) && !trace_rtg_release_enabled())) {
 		u32 i = run->count;
 		u32 low = i > RTG_RELEASE_NEAR_TOP ? i - RTG_RELEASE_NEAR_TOP : 0;
@@ -351,9 +354,10 @@ static const struct {
 	void *post;
 	bool saves_arg;		/* the post hook needs the argument of its role */
 	bool releases;		/* its function can release on the watchdog's behalf */
+	u8 table_op;		/* what the JIT does in line instead of @post */
 } rtg_roles[] = {
-	[RTG_ROLE_ACQUIRE] = { rtg_acquire_post, false, false },
-	[RTG_ROLE_RELEASE] = { rtg_release_post, true, true },
+	[RTG_ROLE_ACQUIRE] = { rtg_acquire_post, false, false, BPF_CALL_HOOK_TABLE_PUSH },
+	[RTG_ROLE_RELEASE] = { rtg_release_post, true, true, BPF_CALL_HOOK_TABLE_POP },
 	/* an acquiring function is never a release for the watchdog */
 	[RTG_ROLE_RELEASE_ACQUIRE] = { rtg_release_acquire_post, true, false },
 	[RTG_ROLE_HOLD_ARG] = { rtg_hold_arg_post, true, false },
@@ -446,6 +450,8 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 	hook->pass_token = site->flags & RTG_SITE_TRACE;
 	hook->post = rtg_roles[site->role].post;
 	hook->save_reg = rtg_roles[site->role].saves_arg ? facts.arg : 0;
+	/* the common cases are done in line while no call is slow */
+	hook->table_op = rtg_roles[site->role].table_op;
 	if (!hook->post && (site->flags & RTG_SITE_TRACE))
 		hook->post = rtg_trace_post;
 	if (rtg_roles[site->role].releases) {

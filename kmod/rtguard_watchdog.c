@@ -136,7 +136,7 @@ static noinline void rtg_release_all(struct rtg_prog *tp, struct rtg_run *run)
  */
 long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site)
 {
-	struct rtg_prog *tp = run->tp;
+	struct rtg_prog *tp = rtg_run_prog(run);
 
 	if (unlikely(!tp->stoppable)) {
 		run->how = RTG_HOW_REPORTED;
@@ -165,7 +165,7 @@ long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site)
  */
 u64 rtg_watchdog_run_exit(struct rtg_run *run, u64 ret)
 {
-	struct rtg_prog *tp = run->tp;
+	struct rtg_prog *tp = rtg_run_prog(run);
 	u64 us = rtg_clock_ns(rtg_clock() - run->start) / NSEC_PER_USEC;
 	u32 released = run->fast_releases;
 

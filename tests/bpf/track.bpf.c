@@ -35,6 +35,46 @@ int track_simple(void *ctx)
 	return 0;
 }
 
+/*
+ * Four objects, at most two held at once (a table of three): a and b
+ * given back first in, first out (the hooks' search), d pushed onto a
+ * full table (the hook makes room), then two releases of the newest
+ * (popped in line).
+ */
+SEC("syscall")
+int track_orders(void *ctx)
+{
+	struct rtg_test_obj *a, *b, *c, *d;
+
+	a = rtg_test_obj_get(1);
+	if (!a)
+		return 1;
+	b = rtg_test_obj_get(2);
+	if (!b) {
+		rtg_test_obj_put(a);
+		return 1;
+	}
+	seen[0] = (__u64)a;
+	seen[1] = (__u64)b;
+	rtg_test_obj_put(a);
+	c = rtg_test_obj_get(3);
+	if (!c) {
+		rtg_test_obj_put(b);
+		return 1;
+	}
+	seen[2] = (__u64)c;
+	rtg_test_obj_put(b);
+	d = rtg_test_obj_get(4);
+	if (!d) {
+		rtg_test_obj_put(c);
+		return 1;
+	}
+	seen[3] = (__u64)d;
+	rtg_test_obj_put(d);
+	rtg_test_obj_put(c);
+	return 0;
+}
+
 SEC("syscall")
 int track_branch(void *ctx)
 {

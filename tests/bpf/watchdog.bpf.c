@@ -49,6 +49,37 @@ int wd_loop(void *ctx)
 	return 0;
 }
 
+/*
+ * Stopped with a table the JIT and the hooks both wrote: b given back out
+ * of order (the hook's search), d pushed and popped in line; a and c held.
+ */
+SEC("syscall")
+int wd_out_of_order(void *ctx)
+{
+	struct rtg_test_obj *a, *b, *c, *d;
+
+	a = rtg_test_obj_get(1);
+	if (!a)
+		return 1;
+	b = rtg_test_obj_get(2);
+	if (!b)
+		goto put_a;
+	c = rtg_test_obj_get(3);
+	if (!c) {
+		rtg_test_obj_put(b);
+		goto put_a;
+	}
+	rtg_test_obj_put(b);
+	d = rtg_test_obj_get(4);
+	if (d)
+		rtg_test_obj_put(d);
+	spin(outer);
+	rtg_test_obj_put(c);
+put_a:
+	rtg_test_obj_put(a);
+	return 0;
+}
+
 /* quick: ten short holds in a longer run */
 SEC("syscall")
 int wd_short_holds(void *ctx)

@@ -88,6 +88,18 @@ void test_watchdog_runtime(void)
 	watchdog_bpf__destroy(skel);
 }
 
+WITH_MODULE(test_watchdog_out_of_order, "track=1 watchdog_ms=200");
+void test_watchdog_out_of_order(void)
+{
+	struct watchdog_bpf *skel = wd_load();
+
+	if (!skel)
+		return;
+	/* the two objects still held and the two loops' iterators, not b or d */
+	expect_stop(skel->progs.wd_out_of_order, 200, -ETIMEDOUT, 4, "released and unwound");
+	watchdog_bpf__destroy(skel);
+}
+
 WITH_MODULE(test_watchdog_subprog, "track=1 watchdog_ms=200");
 void test_watchdog_subprog(void)
 {
