@@ -185,7 +185,9 @@ struct rtg_held {
  * @how: &enum rtg_stop_how once the stop took effect
  * @sections: depth of each &enum rtg_section
  * @pad: unused
- * @fast_releases: releases the program made itself while fast-executing
+ * @fast_releases: what a stopped run gave back, by the watchdog or by
+ *	the program itself while fast-executing; set when the stop takes
+ *	effect (the JIT does not clear it at entry)
  * @pad2: unused
  * @held: what the run holds, in order of acquisition
  *
@@ -193,9 +195,10 @@ struct rtg_held {
  * the run's own stack frame, in bpf_prog_aux.call_hook_run_size bytes
  * right below the program's stack: @stop, @incomplete and @unmatched are
  * its exit flags (the run's exit calls rtg_run_exit() while one of them
- * or @count is set), @how to @pad2 its state. The JIT fills in everything
- * above @held at the run's entry, and pushes acquisitions to and pops
- * releases from @held in line. current->bpf_hook_run points to the
+ * or @count is set), @how to @pad its state, @fast_releases and @pad2 its
+ * scratch word. The JIT fills in everything above @fast_releases at the
+ * run's entry, and pushes acquisitions to and pops releases from @held
+ * in line. current->bpf_hook_run points to the
  * innermost run of the task. Only the run itself and the watchdog timer
  * of the CPU it runs on write to it.
  */

@@ -39,6 +39,7 @@ RTG_RUN_AS_HOOK_RUN(nslots, nslots);
 RTG_RUN_AS_HOOK_RUN(count, top);
 RTG_RUN_AS_HOOK_RUN(stop, exit_flags);
 RTG_RUN_AS_HOOK_RUN(how, state);
+RTG_RUN_AS_HOOK_RUN(fast_releases, scratch);
 RTG_RUN_AS_HOOK_RUN(held, slot);
 static_assert(offsetof(struct rtg_run, how) - offsetof(struct rtg_run, stop) ==
 	      sizeof_field(struct bpf_call_hook_run, exit_flags));

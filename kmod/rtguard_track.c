@@ -106,8 +106,10 @@ static noinline u64 rtg_acquire_post_slow(u64 r0, u64 saved, u64 token,
  * @token: the pre hook's token
  * @site: the call site
  *
- * The common case in line and without a call, so that it needs no saved
- * register: anything else is a tail call of the general path.
+ * Called when the JIT's in-line push was not taken (rtg_slow_calls set)
+ * or could not be done (a full table). The case of room in the table is
+ * in line and without a call, so that it needs no saved register:
+ * anything else is a tail call of the general path.
  *
  * Return: @r0.
  */
@@ -155,9 +157,10 @@ static noinline u64 rtg_release_post_slow(u64 r0, u64 saved, u64 token,
  * @token: the pre hook's token
  * @site: the call site
  *
- * In line when the object is among the RTG_RELEASE_NEAR_TOP newest
- * entries (last in, first out, and first in, first out among the last
- * few); anything else is a tail call of the general path.
+ * Called when the JIT's in-line pop was not taken (rtg_slow_calls set)
+ * or could not be done (the object is not the newest entry). In line
+ * when the object is among the RTG_RELEASE_NEAR_TOP newest entries;
+ * anything else is a tail call of the general path.
  *
  * Return: @r0.
  */

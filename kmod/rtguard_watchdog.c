@@ -138,6 +138,9 @@ long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site)
 {
 	struct rtg_prog *tp = rtg_run_prog(run);
 
+	/* not set at the run's entry: it counts from here */
+	if (run->how == RTG_HOW_NONE)
+		run->fast_releases = 0;
 	if (unlikely(!tp->stoppable)) {
 		run->how = RTG_HOW_REPORTED;
 		return 0;
@@ -167,11 +170,12 @@ u64 rtg_watchdog_run_exit(struct rtg_run *run, u64 ret)
 {
 	struct rtg_prog *tp = rtg_run_prog(run);
 	u64 us = rtg_clock_ns(rtg_clock() - run->start) / NSEC_PER_USEC;
-	u32 released = run->fast_releases;
+	u32 released;
 
 	atomic_dec(&rtg_slow_calls);
 	if (run->how == RTG_HOW_NONE)
 		return ret;
+	released = run->fast_releases;
 	if (run->how == RTG_HOW_REPORTED) {
 		atomic_long_inc(&tp->reported);
 		trace_rtg_stop(tp->main, run->stop, us, 0, run->how);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Tracking benchmark programs (tc, so that BPF_PROG_TEST_RUN repeats and
- * times them): ten acquire+release pairs per run, with 0, 1, 8 or 56
- * other references held meanwhile, and ten atomic adds on a map value as
- * the yardstick the maintainers named. 56, not 64: the held pointers live
- * on the 512-byte BPF stack.
+ * times them): ten acquire+release pairs per run, and twenty (_x2, so
+ * that what the ten more cost is the pairs' alone), with 0, 1, 8 or 56
+ * other references held meanwhile, acquired before and released after
+ * them, first in first out within each group of eight; and ten atomic
+ * adds on a map value as the yardstick the maintainers named. 56, not
+ * 64: the held pointers live on the 512-byte BPF stack.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -17,11 +19,11 @@ __u64 counter;
 
 #define PAIRS 10
 
-static __always_inline int task_pairs(void)
+static __always_inline int task_pairs(int n)
 {
 	int i, bad = 0;
 
-	for (i = 0; i < PAIRS; i++) {
+	for (i = 0; i < n; i++) {
 		struct task_struct *t = bpf_task_from_pid(1);
 
 		if (t)
@@ -35,7 +37,13 @@ static __always_inline int task_pairs(void)
 SEC("tc")
 int pairs_task(struct __sk_buff *skb)
 {
-	return task_pairs();
+	return task_pairs(PAIRS);
+}
+
+SEC("tc")
+int pairs_task_x2(struct __sk_buff *skb)
+{
+	return task_pairs(2 * PAIRS);
 }
 
 SEC("tc")
@@ -81,32 +89,29 @@ int plain_adds(struct __sk_buff *skb)
 #define PUT8(n)	PUT(n##0); PUT(n##1); PUT(n##2); PUT(n##3); \
 		PUT(n##4); PUT(n##5); PUT(n##6); PUT(n##7)
 
-SEC("tc")
-int pairs_task_held1(struct __sk_buff *skb)
-{
-	GET(0);
-	int bad = task_pairs();
-
-	PUT(0);
-	return bad;
+#define HELD_PROGS(name, get, put)				\
+SEC("tc")							\
+int name(struct __sk_buff *skb)					\
+{								\
+	get;							\
+	int bad = task_pairs(PAIRS);				\
+								\
+	put;							\
+	return bad;						\
+}								\
+								\
+SEC("tc")							\
+int name##_x2(struct __sk_buff *skb)				\
+{								\
+	get;							\
+	int bad = task_pairs(2 * PAIRS);			\
+								\
+	put;							\
+	return bad;						\
 }
 
-SEC("tc")
-int pairs_task_held8(struct __sk_buff *skb)
-{
-	GET8(1);
-	int bad = task_pairs();
-
-	PUT8(1);
-	return bad;
-}
-
-SEC("tc")
-int pairs_task_held56(struct __sk_buff *skb)
-{
-	GET8(1); GET8(2); GET8(3); GET8(4); GET8(5); GET8(6); GET8(7);
-	int bad = task_pairs();
-
-	PUT8(7); PUT8(6); PUT8(5); PUT8(4); PUT8(3); PUT8(2); PUT8(1);
-	return bad;
-}
+HELD_PROGS(pairs_task_held1, GET(0), PUT(0))
+HELD_PROGS(pairs_task_held8, GET8(1), PUT8(1))
+HELD_PROGS(pairs_task_held56,
+	   GET8(1); GET8(2); GET8(3); GET8(4); GET8(5); GET8(6); GET8(7),
+	   PUT8(7); PUT8(6); PUT8(5); PUT8(4); PUT8(3); PUT8(2); PUT8(1))

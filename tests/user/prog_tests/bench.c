@@ -133,11 +133,15 @@ void bench_calls(void)
 	printf("  targets: debug hook with the event off at most 10 per call, a recorded call at most 500 over an untraced one\n");
 }
 
-#define TRACK_PROGS 7
+#define TRACK_PROGS 11
+#define TRACK_X2 7	/* the twenty-pair variants of 0, 2, 3 and 4 */
+#define PAIRS_PER_RUN 10
 
 static const char *const track_progs[TRACK_PROGS] = {
 	"pairs_task", "pairs_obj", "pairs_task_held1", "pairs_task_held8",
 	"pairs_task_held56", "atomic_adds", "plain_adds",
+	"pairs_task_x2", "pairs_task_held1_x2", "pairs_task_held8_x2",
+	"pairs_task_held56_x2",
 };
 
 /* ns per run of one tc program: one round of BENCH_RUNS runs. */
@@ -149,19 +153,6 @@ static double time_tc_once(int fd)
 	if (bpf_prog_test_run_opts(fd, &opts) || opts.retval)
 		return -1;
 	return opts.duration;
-}
-
-/* Median ns per run of one tc program, over BENCH_ROUNDS rounds. */
-static double time_tc(int fd)
-{
-	double t[BENCH_ROUNDS];
-	int i;
-
-	for (i = 0; i < BENCH_ROUNDS; i++)
-		if ((t[i] = time_tc_once(fd)) < 0)
-			return -1;
-	qsort(t, BENCH_ROUNDS, sizeof(t[0]), cmp_double);
-	return t[BENCH_ROUNDS / 2];
 }
 
 /*
@@ -184,38 +175,68 @@ static void time_tc_pair(int fd0, int fd1, double *ns0, double *ns1)
 }
 
 struct all_cpus {
+	pthread_barrier_t *go;
 	int fd, cpu;
-	double ns;
 };
 
-static void *time_on_cpu(void *arg)
+static void *run_on_cpu(void *arg)
 {
 	struct all_cpus *a = arg;
+	int i;
 
 	pin_cpu(a->cpu);
-	a->ns = time_tc(a->fd);
+	pthread_barrier_wait(a->go);
+	for (i = 0; i < BENCH_ROUNDS; i++)
+		time_tc_once(a->fd);
 	return NULL;
 }
 
-/* Mean over CPUs of the median ns per run, the program running on all at once. */
+/* Whether the guest runs under -icount (make bench's default). */
+static bool icount(void)
+{
+	char buf[1024] = "";
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	return strstr(buf, "rtg.icount=1");
+}
+
+/*
+ * ns per run of one program running on every CPU at once: all runs over
+ * the time from the start to the last CPU's end. Under -icount the vCPUs
+ * take turns on one host thread and the guest clock counts the
+ * instructions of all of them, so that time is the sum of every run;
+ * otherwise the CPUs run side by side, and it is each CPU's share.
+ */
 static double time_tc_all_cpus(int fd)
 {
 	int ncpu = ncpus(), i;
 	struct all_cpus a[16];
+	pthread_barrier_t go;
+	struct timespec t0, t1;
 	pthread_t th[16];
-	double sum = 0;
+	double ns, runs;
 
 	if (ncpu > 16)
 		ncpu = 16;
+	pthread_barrier_init(&go, NULL, ncpu + 1);
 	for (i = 0; i < ncpu; i++) {
-		a[i] = (struct all_cpus){ .fd = fd, .cpu = i };
-		pthread_create(&th[i], NULL, time_on_cpu, &a[i]);
+		a[i] = (struct all_cpus){ .go = &go, .fd = fd, .cpu = i };
+		pthread_create(&th[i], NULL, run_on_cpu, &a[i]);
 	}
-	for (i = 0; i < ncpu; i++) {
+	pthread_barrier_wait(&go);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < ncpu; i++)
 		pthread_join(th[i], NULL);
-		sum += a[i].ns;
-	}
-	return sum / ncpu;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	pthread_barrier_destroy(&go);
+	ns = (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
+	runs = (double)ncpu * BENCH_ROUNDS * BENCH_RUNS;
+	return icount() ? ns / runs : ns * ncpu / runs;
 }
 
 /* ns per run of each program, loaded with track off (0) and on (1). */
@@ -263,24 +284,32 @@ void bench_track(void)
 	if (!time_track_progs(ns, all))
 		return;
 	atomic = (ns[0][5] - ns[0][6]) / 10;
-	printf("bench: tracking, 10 acquire+release pairs per run (tc test runs), %d runs x %d rounds,\n"
+	printf("bench: tracking, 10 (and 20) acquire+release pairs per run (tc test runs), %d runs x %d rounds,\n"
 	       "       untracked and tracked timed in alternating rounds, median\n",
 	       BENCH_RUNS, BENCH_ROUNDS);
-	printf("  %-34s %10s %10s %16s %14s\n", "program", "untracked", "tracked",
-	       "ns/pair added", "x atomic add");
+	printf("  %-26s %10s %10s %14s %14s %12s\n", "program", "untracked", "tracked",
+	       "pair added", "all averaged", "x atomic add");
 	for (i = 0; i < 5; i++) {
 		/* the held references are tracked pairs too */
 		static const int pairs[5] = { 10, 10, 11, 18, 66 };
-		double added = (ns[1][i] - ns[0][i]) / pairs[i];
+		static const int x2[5] = { TRACK_X2, -1, TRACK_X2 + 1, TRACK_X2 + 2, TRACK_X2 + 3 };
+		double all = (ns[1][i] - ns[0][i]) / pairs[i];
+		double pair = all;
 
-		printf("  %-34s %10.0f %10.0f %16.1f %14.2f\n", track_progs[i],
-		       ns[0][i], ns[1][i], added, added / atomic);
+		/* ten more pairs, the same held: what they add is theirs alone */
+		if (x2[i] >= 0)
+			pair = ((ns[1][x2[i]] - ns[0][x2[i]]) - (ns[1][i] - ns[0][i])) / PAIRS_PER_RUN;
+		printf("  %-26s %10.0f %10.0f %14.1f %14.1f %12.2f\n", track_progs[i],
+		       ns[0][i], ns[1][i], pair, all, pair / atomic);
 	}
-	printf("  %-34s %10.0f %10.0f %16.1f %14.2f\n", "pairs_task, all CPUs at once",
-	       all[0], all[1], (all[1] - all[0]) / 10, (all[1] - all[0]) / 10 / atomic);
+	printf("  %-26s %10.0f %10.0f %14.1f %14s %12.2f\n", "pairs_task, all CPUs at once",
+	       all[0], all[1], (all[1] - all[0]) / PAIRS_PER_RUN, "",
+	       (all[1] - all[0]) / PAIRS_PER_RUN / atomic);
 	printf("  yardstick: one BPF atomic add on a map value costs %.1f ns over a plain add (%.0f vs %.0f ns per 10)\n",
 	       atomic, ns[0][5], ns[0][6]);
-	printf("  (one pair is two hooked calls, acquire and release; with N held, a run makes 10 + N tracked pairs)\n");
+	printf("  (one pair is two hooked calls, acquire and release. pair added: what ten more pairs add, per pair;\n"
+	       "   all averaged: the run's whole tracking cost over its 10 + N pairs, the N held ones acquired\n"
+	       "   before and released after the ten, first in first out within groups of eight, with entry and exit)\n");
 	printf("  target: a tracked pair adds at most 60, flat with 0, 1, 8 and 56 held and on all CPUs at once\n");
 }
 
