@@ -81,51 +81,27 @@ static __always_inline u64 rtg_post_done(u64 r0, u64 token,
 }
 
 /**
- * rtg_acquire_post_slow() - hold what an acquiring call returned, in general
- * @r0: the result, the object acquired or NULL
- * @saved: unused
- * @token: the pre hook's token
- * @site: the call site
- *
- * Return: @r0.
- */
-static noinline u64 rtg_acquire_post_slow(u64 r0, u64 saved, u64 token,
-					  const struct rtg_site *site)
-{
-	struct rtg_run *run = rtg_current_run(site);
-
-	if (r0 && run)
-		rtg_hold(run, site, r0);
-	return rtg_post_done(r0, token, site);
-}
-
-/**
  * rtg_acquire_post() - hold what an acquiring call returned
  * @r0: the result, the object acquired or NULL
  * @saved: unused
  * @token: the pre hook's token
  * @site: the call site
  *
- * Called when the JIT's in-line push was not taken (rtg_slow_calls set)
- * or could not be done (a full table). The case of room in the table is
- * in line and without a call, so that it needs no saved register:
- * anything else is a tail call of the general path.
+ * Called only when the JIT's in-line push was not taken (rtg_slow_calls
+ * set: a stop pending, or calls or holds traced) or could not be done
+ * (a full table, which rtg_run_hold() compacts), so it is the general
+ * path alone.
  *
  * Return: @r0.
  */
 static u64 rtg_acquire_post(u64 r0, u64 saved, u64 token,
 			    const struct rtg_site *site)
 {
-	struct rtg_run *run = current->bpf_hook_run;
+	struct rtg_run *run = rtg_current_run(site);
 
-	if (likely(run && rtg_run_prog(run) == site->tprog && r0 &&
-		   run->count < run->nslots &&
-		   !(site->flags & RTG_SITE_TRACE) && !trace_rtg_acquire_enabled())) {
-		/* there is room: rtg_run_hold() makes no call */
-		rtg_run_hold(run, site, r0);
-		return r0;
-	}
-	return rtg_acquire_post_slow(r0, saved, token, site);
+	if (r0 && run)
+		rtg_hold(run, site, r0);
+	return rtg_post_done(r0, token, site);
 }
 
 /**
