@@ -31,6 +31,9 @@ fi
 qemu=(qemu-system-x86_64 -accel "${RTG_ACCEL:-tcg}" "${icount[@]}" -smp "$smp"
 	-m "${RTG_MEM:-1024}" -kernel "$kernel"
 	-initrd "$FOUT/initramfs.cpio.gz" -append "$append" -no-reboot)
+# one guest at a time on this machine (2 cores): wait for any other
+exec 8>/var/lock/rtg-guest
+flock 8
 if [ "$mode" = shell ]; then
 	exec "${qemu[@]}" -nographic
 fi
