@@ -5,6 +5,8 @@
 #   OUT            what is built from this repository ($TOP/build)
 #   CLANG          the compiler for BPF programs (clang-19)
 #   RTG_FLAVOR     fast (the guest kernel of make check) or debug (check-debug)
+#   ST_DIR         the kernel's BPF selftests built for that kernel (make
+#                  selftests; $RTGUARD_CACHE/selftests, debug-selftests)
 # shellcheck shell=bash
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${RTGUARD_CACHE:-/var/cache/bpf_rtguard}
@@ -17,22 +19,24 @@ NPROC=$(nproc)
 KBUILD_LOCK=/var/lock/rtg-kbuild
 
 # Per flavour: the kernel build directory (an O= build of KSRC), its
-# configuration fragments on top of tinyconfig, and where the module,
-# tests and initramfs for that kernel go.
+# configuration fragments on top of tinyconfig, where the module, tests
+# and initramfs for that kernel go, and where its test_progs is built.
 FLAVOR=${RTG_FLAVOR:-fast}
 case $FLAVOR in
 fast)
 	KOBJ=$CACHE/build
 	FRAGMENTS="$TOP/scripts/guest.config"
-	FOUT=$OUT ;;
+	FOUT=$OUT
+	ST_DIR=${ST_DIR:-$CACHE/selftests} ;;
 debug)
 	KOBJ=$CACHE/debug-build
 	FRAGMENTS="$TOP/scripts/guest.config $TOP/scripts/debug.config"
-	FOUT=$OUT/debug ;;
+	FOUT=$OUT/debug
+	ST_DIR=${ST_DIR:-$CACHE/debug-selftests} ;;
 *)
 	echo "RTG_FLAVOR must be fast or debug" >&2; exit 1 ;;
 esac
-export TOP CACHE KSRC TOOLS OUT CLANG NPROC KBUILD_LOCK FLAVOR KOBJ FRAGMENTS FOUT
+export TOP CACHE KSRC TOOLS OUT CLANG NPROC KBUILD_LOCK FLAVOR KOBJ FRAGMENTS FOUT ST_DIR
 
 log() { printf '[%s] %s\n' "$(basename "$0")" "$*"; }
 die() { printf '[%s] error: %s\n' "$(basename "$0")" "$*" >&2; exit 1; }

@@ -1,8 +1,10 @@
 #!/bin/bash
 # Boot the flavour's guest kernel with its initramfs under QEMU.
 #   scripts/run-guest.sh MODE [kernel args...]
-# MODE is check, demo, bench or shell. The serial console goes to stdout
-# and, but for shell, to RTG_LOG ($FOUT/guest-MODE.log). RTG_SMP (2),
+# MODE is check, demo, bench, selftests or shell. The serial console goes
+# to stdout and, but for shell, to RTG_LOG ($FOUT/guest-MODE.log).
+# RTG_INITRD (the flavour's $FOUT/initramfs.cpio.gz) picks another
+# initramfs (make selftests boots its own). RTG_SMP (2),
 # RTG_ACCEL (tcg), RTG_MEM (1024) and RTG_TIMEOUT (seconds, 1500; 5400 for
 # the debug kernel) override the defaults; RTG_BENCH_WALL=1 runs the
 # benchmarks without -icount. Exits with QEMU's status, 124
@@ -16,7 +18,8 @@ smp=${RTG_SMP:-2}
 logf=${RTG_LOG:-$FOUT/guest-$mode.log}
 kernel=$KOBJ/arch/x86/boot/bzImage
 [ -f "$kernel" ] || die "no kernel at $kernel; run make"
-[ -f "$FOUT/initramfs.cpio.gz" ] || die "no initramfs; run make"
+initrd=${RTG_INITRD:-$FOUT/initramfs.cpio.gz}
+[ -f "$initrd" ] || die "no initramfs at $initrd; run make"
 [ "$FLAVOR" = debug ] && timeout_s=5400 || timeout_s=1500
 
 append="console=ttyS0 panic=-1 lsm=bpf rtg.mode=$mode rtg.smp=$smp $*"
@@ -30,7 +33,7 @@ if [ "$mode" = bench ] && [ -z "${RTG_BENCH_WALL:-}" ]; then
 fi
 qemu=(qemu-system-x86_64 -accel "${RTG_ACCEL:-tcg}" "${icount[@]}" -smp "$smp"
 	-m "${RTG_MEM:-1024}" -kernel "$kernel"
-	-initrd "$FOUT/initramfs.cpio.gz" -append "$append" -no-reboot)
+	-initrd "$initrd" -append "$append" -no-reboot)
 # one guest at a time on this machine (2 cores): wait for any other
 exec 8>/var/lock/rtg-guest
 flock 8

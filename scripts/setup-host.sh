@@ -9,6 +9,7 @@ pkgs=(
 	dwarves linux-source-6.12
 	clang-19 llvm-19
 	qemu-system-x86 busybox-static
+	rsync	# make selftests: the kernel's BPF selftests copy with it
 )
 
 missing=()
