@@ -8,6 +8,9 @@
 #   make check-debug  the same suite on the debug kernel (KASAN, kmemleak, ...)
 #   make bench        build everything, boot, run the benchmarks
 #   make shell        build everything, boot to a guest shell
+#   make selftests    the kernel's BPF selftests (test_progs) in the guest
+#                     under every module mode, compared to the module absent
+#                     (ST_GROUPS=g1,g2 and ST_MODES=m1,m2 select)
 #
 # Every setting (RTGUARD_CACHE, OUT, CLANG, RTG_FLAVOR) has its default in
 # scripts/common.sh; this file only calls the scripts (make passes
@@ -15,7 +18,7 @@
 # rebuilds only what changed.
 
 .PHONY: all setup kernel tools module tests initramfs run check check-debug \
-	bench shell checkpatch clean
+	bench shell checkpatch clean selftests selftests-build
 
 all: initramfs
 
@@ -51,6 +54,12 @@ bench: initramfs
 
 shell: initramfs
 	scripts/run-guest.sh shell
+
+selftests-build: kernel
+	scripts/build-selftests.sh
+
+selftests: selftests-build module
+	scripts/selftests.sh
 
 checkpatch: kernel
 	scripts/checkpatch.sh

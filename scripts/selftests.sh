@@ -1,0 +1,264 @@
+#!/bin/bash
+# make selftests: the kernel's own BPF selftests (test_progs, built by
+# scripts/build-selftests.sh) in the guest, under every bpf_rtguard mode
+# of tests/selftests.sh (the mode table), each compared to the module-
+# absent baseline of the same bpf_jit_harden setting (absent-harden to
+# absent as well).
+#   ST_GROUPS   test_progs -t groups, comma-separated (default below)
+#   ST_MODES    modes, comma-separated (default: all, `sh
+#               tests/selftests.sh --modes`); the baselines they need are
+#               added
+#   ST_PER_BOOT modes per guest boot (1: a crash loses only its mode; a
+#               crash with more loses the rest of that boot's run, and the
+#               modes not reached are booted again)
+#   ST_TIMEOUT  seconds per mode in a boot (900)
+#   RTG_MEM     guest memory (3072 MB)
+# Per mode: the mode finished (no crash, no timeout), the kernel log is
+# clean (scripts/check.sh's list of reports), insmod and rmmod (tries
+# reported) worked, debugfs held showed nothing left, and every
+# difference from the baseline, subtest by subtest, is listed in
+# tests/selftests-expected-diffs. Prints every difference; ends with
+# "N passed, N failed"; exits non-zero on any failure.
+set -uo pipefail
+export LC_ALL=C
+. "$(dirname "$0")/common.sh"
+
+groups=${ST_GROUPS:-exceptions,iters,bpf_loop,dynptr,ringbuf,refcounted_kptr,rbtree,linked_list,local_kptr_stash,kptr_xchg_inline,task_kfunc,cgrp_kfunc,cpumask,timer,test_lsm,modify_return,fexit_test,spin_lock,rcu_read_lock,map_kptr,kfunc_call}
+per_boot=${ST_PER_BOOT:-1}
+expected=$TOP/tests/selftests-expected-diffs
+sto=$ST_DIR/out
+res=$FOUT/selftests
+initrd=$FOUT/selftests-initramfs.cpio.gz
+module=$FOUT/modules/kmod/bpf_rtguard.ko
+kernel_reports='WARNING:|BUG:|Oops|INFO:|Call Trace:|Kernel panic|general protection|possible circular|possible recursive|inconsistent lock|suspicious RCU|sleeping function called|UBSAN|KASAN|ODEBUG|list_(add|del) corruption|unreferenced object'
+
+[ -x "$sto/test_progs" ] || die "no $sto/test_progs; run scripts/build-selftests.sh"
+[ -f "$module" ] || die "no $module; run make module"
+mkdir -p "$res"
+
+all_modes=$(sh "$TOP/tests/selftests.sh" --modes)
+modes=()
+for m in ${ST_MODES:+${ST_MODES//,/ }}; do
+	grep -qx -- "$m" <<< "$all_modes" || die "ST_MODES: no mode $m (modes: $(echo $all_modes))"
+done
+want=${ST_MODES:-$(echo $all_modes | tr ' ' ,)}
+want=",$want,"
+# the baselines first: absent, absent-harden when a -harden mode runs
+for m in $all_modes; do
+	if [[ $want == *",$m,"* ]] || { [ "$m" = absent ]; } ||
+	   { [ "$m" = absent-harden ] && [[ $want == *-harden,* ]]; }; then
+		modes+=("$m")
+	fi
+done
+baseline() { case $1 in absent) ;; absent-harden) echo absent ;; *-harden) echo absent-harden ;; *) echo absent ;; esac; }
+
+# --- the selftests initramfs: busybox, init, this runner, the module,
+# test_progs with its objects and modules in /st, its shared libraries
+mkinitrd() {
+	local root=$FOUT/selftests-initramfs lib f
+	if [ -f "$initrd" ] && [ -z "$(find "$sto/test_progs" "$sto"/*.bpf.o "$sto"/*.ko \
+		"$module" "$TOP/tests/selftests.sh" "$TOP/initramfs/init" /bin/busybox \
+		-newer "$initrd" 2>/dev/null | head -1)" ]; then
+		return
+	fi
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,etc,mnt,rtg,st}
+	cp /bin/busybox "$root/bin/busybox"
+	for f in $("$root/bin/busybox" --list); do
+		[ -e "$root/bin/$f" ] || ln -s busybox "$root/bin/$f"
+	done
+	mknod -m 600 "$root/dev/console" c 5 1
+	install -m 755 "$TOP/initramfs/init" "$root/init"
+	install -m 755 "$TOP/tests/selftests.sh" "$root/rtg/"
+	install -m 644 "$module" "$root/rtg/"
+	install -m 755 "$sto/test_progs" "$root/st/"
+	for f in "$sto"/*.ko "$sto"/urandom_read "$sto"/liburandom_read.so "$sto"/uprobe_multi; do
+		[ -f "$f" ] && cp "$f" "$root/st/"
+	done
+	# the BPF objects without their DWARF (BTF stays)
+	for f in "$sto"/*.bpf.o; do
+		llvm-strip-19 -g -o "$root/st/$(basename "$f")" "$f"
+	done
+	# shared libraries, where the dynamic linker looks for them;
+	# libgcc_s for pthread_cancel/pthread_exit
+	for lib in $(ldd "$sto/test_progs" "$sto/urandom_read" 2>/dev/null | grep -oE '/[^ ]+' | sort -u) \
+		   "$(gcc -print-file-name=libgcc_s.so.1)"; do
+		[ -f "$lib" ] || continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd"
+	log "$initrd ($(du -h "$initrd" | cut -f1))"
+}
+
+pass=0
+fail=0
+result() {	# result NAME OK [detail]
+	if [ "$2" = 1 ]; then
+		echo "PASS $1${3:+ ($3)}"
+		pass=$((pass + 1))
+	else
+		echo "FAIL $1${3:+ ($3)}"
+		fail=$((fail + 1))
+	fi
+}
+
+# --- boots: each takes up to per_boot modes of the queue; a mode that
+# began and did not end crashed the guest (or timed out); the modes after
+# it go back to the queue
+declare -A mlog status qrc
+queue=("${modes[@]}")
+nboot=0
+start=$(date +%s)
+mkinitrd
+while [ ${#queue[@]} -gt 0 ]; do
+	batch=("${queue[@]:0:$per_boot}")
+	nboot=$((nboot + 1))
+	logf=$FOUT/guest-selftests-$nboot.log
+	list=$(IFS=,; echo "${batch[*]}")
+	log "boot $nboot: modes $list (log $logf)"
+	t0=$(date +%s)
+	RTG_MEM=${RTG_MEM:-3072} RTG_LOG=$logf \
+		RTG_TIMEOUT=$((${ST_TIMEOUT:-900} * ${#batch[@]} + 60)) RTG_INITRD=$initrd \
+		"$TOP/scripts/run-guest.sh" selftests "rtg.st_modes=$list" \
+		"rtg.st_groups=$groups" > /dev/null
+	rc=$?
+	log "boot $nboot: qemu exit $rc after $(($(date +%s) - t0)) s"
+	queue=("${queue[@]:${#batch[@]}}")
+	crashed=""
+	prev=""
+	for m in "${batch[@]}"; do
+		if ! grep -aq "^rtg-st: mode $m begin" "$logf"; then
+			# not reached: a mode before it in this boot crashed
+			queue=("$m" "${queue[@]}")
+			continue
+		fi
+		# the mode's lines: from its begin (the boot's first mode: from
+		# the start, with the boot log) to its end, or to the log's end
+		if [ -z "$prev" ]; then
+			sed -n "1,/^rtg-st: mode $m end/p" "$logf" > "$res/$m.log"
+		else
+			sed -n "/^rtg-st: mode $m begin/,/^rtg-st: mode $m end/p" "$logf" > "$res/$m.log"
+		fi
+		mlog[$m]=$res/$m.log
+		qrc[$m]=$rc
+		if grep -aq "^rtg-st: mode $m end" "$logf"; then
+			status[$m]=finished
+		elif [ "$rc" = 124 ]; then
+			status[$m]=timeout
+		else
+			status[$m]=crashed
+		fi
+		prev=$m
+	done
+done
+runtime=$(($(date +%s) - start))
+
+# --- results: "test[/subtest] RESULT" lines of test_progs, per mode
+parse() {	# parse LOG -> sorted "key<TAB>OK|FAIL|SKIP"
+	sed -nE 's/^#[0-9]+(\/[0-9]+)? +(.*):(OK|FAIL|SKIP)( \(SKIP: [0-9]+\/[0-9]+\))?$/\2\t\3/p' "$1" |
+		sort -t$'\t' -k1,1 -u
+}
+expected_diff() {	# expected_diff MODE KEY -> reason, or nothing
+	local mg kg why
+	[ -f "$expected" ] || return 0
+	while read -r mg kg why; do
+		case $mg in ''|'#'*) continue ;; esac
+		# shellcheck disable=SC2053
+		if [[ $1 == $mg ]] && [[ $2 == $kg || ${2%%/*} == $kg ]]; then
+			echo "$why"
+			return
+		fi
+	done < "$expected"
+}
+
+declare -A nok nfail nskip summ
+for m in "${modes[@]}"; do
+	[ -n "${mlog[$m]:-}" ] || continue
+	parse "${mlog[$m]}" > "$res/$m.results"
+	nok[$m]=$(grep -c $'\tOK$' "$res/$m.results")
+	nfail[$m]=$(grep -c $'\tFAIL$' "$res/$m.results")
+	nskip[$m]=$(grep -c $'\tSKIP$' "$res/$m.results")
+done
+
+table=()
+for m in "${modes[@]}"; do
+	echo "=== mode $m: ${status[$m]:-not run}, log ${mlog[$m]:-none}"
+	l=${mlog[$m]:-/dev/null}
+	# finished
+	case ${status[$m]:-} in
+	finished) result "$m-finished" 1 ;;
+	timeout) result "$m-finished" 0 "timeout after $((${ST_TIMEOUT:-900})) s a mode; last test_progs line: $(grep -aE '^#[0-9]' "$l" | tail -1)" ;;
+	crashed)
+		echo "    the guest died in mode $m (qemu exit ${qrc[$m]}); last test_progs line: $(grep -aE '^#[0-9]' "$l" | tail -1)"
+		grep -aE -m12 'BUG:|Oops|general protection|Kernel panic|RIP:|Call Trace:|^\[ *[0-9.]+\]  [a-z_0-9.]+\+0x' "$l" | sed 's/^/    /'
+		result "$m-finished" 0 "crashed: $(grep -aoE -m1 '(BUG:|Oops:|general protection fault|Kernel panic)[^]]*' "$l" | cut -c1-100)" ;;
+	*) result "$m-finished" 0 "not run" ;;
+	esac
+	[ -n "${mlog[$m]:-}" ] || continue
+	grep -a 'test_progs exit\|^Summary:' "$l" | sed 's/^/    /'
+	# kernel log
+	if grep -aE '^(kmsg: )?\[ *[0-9]+\.[0-9]+\]' "$l" | grep -aqE "$kernel_reports"; then
+		grep -aE '^(kmsg: )?\[ *[0-9]+\.[0-9]+\]' "$l" | grep -aE -A3 "$kernel_reports" | head -30 | sed 's/^/    /'
+		result "$m-kernel-log-clean" 0
+	else
+		result "$m-kernel-log-clean" 1
+	fi
+	# module: insmod, held, rmmod
+	tries="-"
+	if [ "$m" != absent ] && [ "$m" != absent-harden ]; then
+		if grep -aq "^rtg-st: mode $m insmod failed" "$l"; then
+			result "$m-insmod" 0
+		fi
+		grep -a "^rtg-st: mode $m \(stops\|stop:\|held:\)" "$l" | head -12 | sed 's/^/    /'
+		if grep -aq "^rtg-st: mode $m held-clean 1" "$l"; then
+			result "$m-held-clean" 1
+		elif grep -aq "^rtg-st: mode $m held-clean 0" "$l"; then
+			result "$m-held-clean" 0 "debugfs held shows what a run still holds or left"
+		fi
+		r=$(sed -nE "s/^rtg-st: mode $m rmmod (ok|failed) tries ([0-9]+).*/\1 \2/p" "$l")
+		if [ -n "$r" ]; then
+			tries=${r#* }
+			result "$m-rmmod" "$([ "${r% *}" = ok ] && echo 1 || echo 0)" "${r% *} after $tries tries"
+		fi
+	fi
+	# differences from the baseline
+	b=$(baseline "$m")
+	ndiff=0
+	nexp=0
+	if [ -n "$b" ] && [ -f "$res/$b.results" ] && [ -f "$res/$m.results" ]; then
+		unexpected=0
+		while IFS=$'\t' read -r key was now; do
+			# a crashed or timed-out mode: only what it reached
+			[ "${status[$m]}" != finished ] && [ "$now" = missing ] && continue
+			ndiff=$((ndiff + 1))
+			why=$(expected_diff "$m" "$key")
+			if [ -n "$why" ]; then
+				nexp=$((nexp + 1))
+				echo "    diff $key: $b $was, $m $now (expected: $why)"
+			else
+				unexpected=$((unexpected + 1))
+				echo "    diff $key: $b $was, $m $now"
+			fi
+		done < <(join -t$'\t' -a1 -a2 -e missing -o 0,1.2,2.2 "$res/$b.results" "$res/$m.results" |
+			awk -F'\t' '$2 != $3')
+		if [ "${status[$m]}" != finished ]; then
+			echo "    ($(($(wc -l < "$res/$b.results") - $(wc -l < "$res/$m.results"))) results of $b not reached)"
+		fi
+		result "$m-same-as-$b" "$([ "$unexpected" = 0 ] && echo 1 || echo 0)" \
+			"$ndiff differences, $nexp expected"
+	elif [ -n "$b" ]; then
+		result "$m-same-as-$b" 0 "no results to compare"
+	fi
+	stops=$(sed -nE "s/^rtg-st: mode $m stops ([0-9]+).*/\1/p" "$l")
+	table+=("$(printf '%-20s %-9s %5s %5s %5s %6s %6s %6s' "$m" "${status[$m]}" \
+		"${nok[$m]}" "${nfail[$m]}" "${nskip[$m]}" "$ndiff" "${stops:--}" "$tries")")
+done
+
+echo "=== per mode (results: test_progs lines, tests and subtests; diff: against the baseline)"
+printf '%-20s %-9s %5s %5s %5s %6s %6s %6s\n' mode status ok fail skip diff stops rmmod
+printf '%s\n' "${table[@]}"
+echo "groups: $groups"
+echo "guest time: $runtime s, $nboot boots"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
