@@ -27,6 +27,7 @@ struct rtg_image;
 #define RTG_SITE_MAY_FAIL	BIT(3)	/* the verifier saw the result as possibly NULL */
 #define RTG_SITE_ITER		BIT(4)	/* creates an iterator */
 #define RTG_SITE_KFUNC		BIT(5)	/* a kfunc; else a helper (or unknown) */
+#define RTG_SITE_SKIP		BIT(6)	/* fast-execute skips the call, R0 = NULL */
 
 /* What a call site does to the run's table of held resources. */
 enum rtg_role {

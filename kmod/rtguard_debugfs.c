@@ -46,7 +46,7 @@ static int rtg_calls_show(struct seq_file *m, void *v)
 			seq_printf(m, "prog %u %s: insn=%u count=%llu may_fail=%d func=%ps\n",
 				   main->id, main->name[0] ? main->name : "-",
 				   site->insn_idx, rtg_site_count(site),
-				   !!(site->flags & RTG_SITE_MAY_FAIL), site->func);
+				   !!(site->flags & RTG_SITE_SKIP), site->func);
 		}
 	}
 	mutex_unlock(&rtg_images_lock);

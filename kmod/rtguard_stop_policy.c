@@ -73,7 +73,7 @@ static const struct rtg_stop_policy rtg_stop_policies[] = {
 	[BPF_PROG_TYPE_CGROUP_SYSCTL] = RTG_STOP(0, "deny (EPERM)"),
 	[BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE] = RTG_STOP(0, "none"),
 	[BPF_PROG_TYPE_CGROUP_SOCKOPT] = RTG_STOP(0, "deny (EPERM)"),
-	[BPF_PROG_TYPE_TRACING] = RTG_STOP(0, "none; fmod_ret: the function runs"),
+	[BPF_PROG_TYPE_TRACING] = RTG_STOP(0, "none (fmod_ret: see below)"),
 	/* each struct_ops callback has its own contract */
 	[BPF_PROG_TYPE_STRUCT_OPS] = { .what = "none: no value is safe for every callback" },
 	/* what a replaced function returns depends on its caller */
@@ -83,6 +83,81 @@ static const struct rtg_stop_policy rtg_stop_policies[] = {
 	[BPF_PROG_TYPE_SYSCALL] = RTG_STOP(-ETIMEDOUT, "-ETIMEDOUT (test run's retval)"),
 	[BPF_PROG_TYPE_NETFILTER] = RTG_STOP(NF_DROP, "NF_DROP"),
 };
+
+/**
+ * struct rtg_stop_rule - what the attach type changes of a type's policy
+ * @type: the program type
+ * @attach: its expected attach type
+ * @func_prefix: when set, the rule holds for attach targets whose name
+ *	starts with it; a later rule of the same type and attach type
+ *	covers the others
+ * @policy: the stop value there
+ */
+struct rtg_stop_rule {
+	enum bpf_prog_type type;
+	enum bpf_attach_type attach;
+	const char *func_prefix;
+	struct rtg_stop_policy policy;
+};
+
+static const struct rtg_stop_rule rtg_stop_rules[] = {
+	/* the hook's result is the decision: a non-zero one denies */
+	{ BPF_PROG_TYPE_TRACING, BPF_MODIFY_RETURN, "security_",
+	  RTG_STOP(-EPERM, "fmod_ret on security_*: -EPERM (deny)") },
+	/* elsewhere (error injection) any value changes what the call does */
+	{ BPF_PROG_TYPE_TRACING, BPF_MODIFY_RETURN, NULL,
+	  { .what = "fmod_ret elsewhere: none (0 runs the function, anything else fails it)" } },
+	{ BPF_PROG_TYPE_LSM, BPF_LSM_CGROUP, NULL,
+	  RTG_STOP(0, "lsm_cgroup: 0 (deny)") },
+	/* a parser returns a message length: 0 waits for more data forever */
+	{ BPF_PROG_TYPE_SK_SKB, BPF_SK_SKB_STREAM_PARSER, NULL,
+	  { .what = "sk_skb stream parser: none (returns a length; 0 stalls the stream)" } },
+};
+
+/*
+ * Helpers whose call is the enforcement: a run stopped before it makes
+ * the call lets through what it would have stopped, whatever it returns.
+ */
+static const enum bpf_func_id rtg_verdict_helpers[] = {
+	BPF_FUNC_override_return,
+	BPF_FUNC_send_signal,
+	BPF_FUNC_send_signal_thread,
+};
+
+/* Whether @prog calls a helper that enforces (before its calls are rewritten). */
+static bool rtg_calls_verdict_helper(const struct bpf_prog *prog)
+{
+	u32 i, j;
+
+	for (i = 0; i < prog->len; i++) {
+		const struct bpf_insn *insn = &prog->insnsi[i];
+
+		if (insn->code != (BPF_JMP | BPF_CALL) || insn->src_reg)
+			continue;
+		for (j = 0; j < ARRAY_SIZE(rtg_verdict_helpers); j++)
+			if (insn->imm == rtg_verdict_helpers[j])
+				return true;
+	}
+	return false;
+}
+
+static const struct rtg_stop_policy *rtg_stop_policy_of(const struct bpf_prog *prog)
+{
+	const char *func = prog->aux->attach_func_name;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(rtg_stop_rules); i++) {
+		const struct rtg_stop_rule *r = &rtg_stop_rules[i];
+
+		if (r->type != prog->type || r->attach != prog->expected_attach_type)
+			continue;
+		if (!r->func_prefix ||
+		    (func && !strncmp(func, r->func_prefix, strlen(r->func_prefix))))
+			return &r->policy;
+	}
+	return prog->type < ARRAY_SIZE(rtg_stop_policies) ?
+	       &rtg_stop_policies[prog->type] : NULL;
+}
 
 static bool rtg_in_range(const struct bpf_retval_range *r, s32 v)
 {
@@ -100,19 +175,13 @@ static bool rtg_in_range(const struct bpf_retval_range *r, s32 v)
 u32 rtg_stop_policy_verified(struct bpf_prog *prog,
 			     const struct bpf_retval_range *retval)
 {
-	const struct rtg_stop_policy *p = NULL;
+	const struct rtg_stop_policy *p = rtg_stop_policy_of(prog);
 	bool stoppable;
 	s32 ret;
 
-	if (prog->type < ARRAY_SIZE(rtg_stop_policies))
-		p = &rtg_stop_policies[prog->type];
-	stoppable = p && p->stoppable;
+	stoppable = p && p->stoppable && !rtg_calls_verdict_helper(prog);
 	ret = stoppable ? p->ret : 0;
-	/* BPF_LSM_CGROUP hooks deny with 0, as cgroup programs do */
-	if (prog->type == BPF_PROG_TYPE_LSM &&
-	    prog->expected_attach_type == BPF_LSM_CGROUP)
-		ret = 0;
-	if (!rtg_in_range(retval, ret)) {
+	if (stoppable && !rtg_in_range(retval, ret)) {
 		/* one allowed value: returning it decides nothing */
 		if (retval->minval == retval->maxval)
 			ret = retval->minval;
@@ -167,4 +236,16 @@ void rtg_stop_policy_show(struct seq_file *m)
 		else
 			seq_printf(m, "%zu -: %s\n", i, p->what);
 	}
+	seq_puts(m, "# prog_type/expected_attach_type stop_ret: meaning\n");
+	for (i = 0; i < ARRAY_SIZE(rtg_stop_rules); i++) {
+		const struct rtg_stop_rule *r = &rtg_stop_rules[i];
+
+		if (r->policy.stoppable)
+			seq_printf(m, "%d/%d %d: %s\n", r->type, r->attach,
+				   r->policy.ret, r->policy.what);
+		else
+			seq_printf(m, "%d/%d -: %s\n", r->type, r->attach,
+				   r->policy.what);
+	}
+	seq_puts(m, "# any type calling bpf_override_return(), bpf_send_signal() or bpf_send_signal_thread(): not stoppable\n");
 }

@@ -333,20 +333,21 @@ static const struct {
 	void *post;
 	bool saves_arg;		/* the post hook needs the argument of its role */
 	bool releases;		/* its function can release on the watchdog's behalf */
+	bool consumes;		/* the call takes an argument away from the program */
 	u8 table_op;		/* what the JIT does in line instead of @post */
 } rtg_roles[] = {
-	[RTG_ROLE_ACQUIRE] = { rtg_acquire_post, false, false, BPF_CALL_HOOK_TABLE_PUSH },
-	[RTG_ROLE_RELEASE] = { rtg_release_post, true, true, BPF_CALL_HOOK_TABLE_POP },
+	[RTG_ROLE_ACQUIRE] = { rtg_acquire_post, false, false, false, BPF_CALL_HOOK_TABLE_PUSH },
+	[RTG_ROLE_RELEASE] = { rtg_release_post, true, true, true, BPF_CALL_HOOK_TABLE_POP },
 	/* an acquiring function is never a release for the watchdog */
-	[RTG_ROLE_RELEASE_ACQUIRE] = { rtg_release_acquire_post, true, false },
-	[RTG_ROLE_HOLD_ARG] = { rtg_hold_arg_post, true, false },
-	[RTG_ROLE_HOLD_TOKEN] = { rtg_section_begin_post, false, false },
-	[RTG_ROLE_RELEASE_TOKEN] = { rtg_section_end_post, false, true },
-	[RTG_ROLE_KPTR_XCHG] = { rtg_kptr_xchg_post, true, false },
-	[RTG_ROLE_MOVE_OUT] = { rtg_move_out_post, true, false },
-	[RTG_ROLE_MOVE_IN] = { rtg_move_in_post, false, false },
-	[RTG_ROLE_ITER_NEXT] = { NULL, false, false },
-	[RTG_ROLE_GUARD] = { NULL, false, false },
+	[RTG_ROLE_RELEASE_ACQUIRE] = { rtg_release_acquire_post, true, false, true },
+	[RTG_ROLE_HOLD_ARG] = { rtg_hold_arg_post, true, false, false },
+	[RTG_ROLE_HOLD_TOKEN] = { rtg_section_begin_post, false, false, false },
+	[RTG_ROLE_RELEASE_TOKEN] = { rtg_section_end_post, false, true, true },
+	[RTG_ROLE_KPTR_XCHG] = { rtg_kptr_xchg_post, true, false, true },
+	[RTG_ROLE_MOVE_OUT] = { rtg_move_out_post, true, false, true },
+	[RTG_ROLE_MOVE_IN] = { rtg_move_in_post, false, false, false },
+	[RTG_ROLE_ITER_NEXT] = { NULL, false, false, false },
+	[RTG_ROLE_GUARD] = { NULL, false, false, false },
 };
 
 static bool rtg_prog_calls_out(const struct bpf_prog *prog)
@@ -415,8 +416,12 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 	site->section = facts.section;
 	if (info && info->btf && (info->kfunc_flags & KF_ITER_NEW))
 		site->flags |= RTG_SITE_ITER;
-	/* a helper that acquires on some paths only cannot be followed */
-	if (info && info->ret_acquired_mixed)
+	/*
+	 * A helper that acquires on some paths only cannot be followed, nor
+	 * can a call the verifier did not describe: the table of a run
+	 * through either is not the truth, so it is never unwound.
+	 */
+	if (!info || info->ret_acquired_mixed)
 		site->tprog->no_unwind = true;
 	if (site->role == RTG_ROLE_MOVE_OUT)
 		site->obj_off = info->arg_off;
@@ -425,7 +430,17 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 
 	hook->pre = rtg_pre_entry;
 	hook->pre_flag = (const u32 *)&rtg_slow_calls;
-	hook->may_skip = site->flags & RTG_SITE_MAY_FAIL;
+	/*
+	 * Fast-execute skips a call whose result the verifier saw as
+	 * possibly NULL, but never one that takes an argument from the
+	 * program (a release, bpf_kptr_xchg(), a push into a bpf_list): the
+	 * verifier already counts that argument as gone, so a skipped call
+	 * would leave it owned by no one.
+	 */
+	if ((site->flags & RTG_SITE_MAY_FAIL) && !rtg_roles[site->role].consumes &&
+	    !(info && info->btf && (info->kfunc_flags & KF_RELEASE)))
+		site->flags |= RTG_SITE_SKIP;
+	hook->may_skip = site->flags & RTG_SITE_SKIP;
 	hook->pass_token = site->flags & RTG_SITE_TRACE;
 	hook->post = rtg_roles[site->role].post;
 	hook->save_reg = rtg_roles[site->role].saves_arg ? facts.arg : 0;

@@ -95,8 +95,10 @@ static bool rtg_can_release_all(struct rtg_prog *tp, const struct rtg_run *run)
  * jump to the function): the only indirect calls the module makes to
  * functions a program calls.
  */
-static noinline void rtg_release_all(struct rtg_prog *tp, struct rtg_run *run)
+static void rtg_release_all(void *arg)
 {
+	struct rtg_run *run = arg;
+	struct rtg_prog *tp = rtg_run_prog(run);
 	u32 released = 0;
 	int i;
 
@@ -146,17 +148,19 @@ long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site)
 		return 0;
 	}
 	if (run->how == RTG_HOW_NONE) {
-		if (!run->incomplete && !tp->no_unwind &&
-		    rtg_can_release_all(tp, run) && bpf_call_hook_can_unwind()) {
+		/* only a table that is the truth is released by the watchdog */
+		if (!run->incomplete && !run->unmatched && !tp->no_unwind &&
+		    rtg_can_release_all(tp, run)) {
 			run->how = RTG_HOW_UNWOUND;
-			rtg_release_all(tp, run);
-			/* rtg_run_exit() runs before the exception callback */
-			bpf_call_hook_unwind(0);
-			/* not reached */
+			/* returns only when the program cannot be left here,
+			 * before releasing anything; rtg_run_exit() runs
+			 * before the exception callback
+			 */
+			bpf_call_hook_unwind(0, rtg_release_all, run);
 		}
 		run->how = RTG_HOW_FAST;
 	}
-	return site->flags & RTG_SITE_MAY_FAIL ? -1 : 0;
+	return site->flags & RTG_SITE_SKIP ? -1 : 0;
 }
 
 /**

@@ -200,7 +200,11 @@ static int rtg_test_waiting_get(void *data, u64 *val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(rtg_test_waiting_fops, rtg_test_waiting_get, NULL, "%llu\n");
 
-/* usage count of the task whose pid was written, to see references leak */
+/*
+ * References to the task whose pid was written, to see them leak: BPF's
+ * task kfuncs (bpf_task_acquire(), bpf_task_from_pid()) count in
+ * rcu_users, not in usage
+ */
 static pid_t rtg_test_task_pid;
 
 static int rtg_test_task_usage_get(void *data, u64 *val)
@@ -209,7 +213,7 @@ static int rtg_test_task_usage_get(void *data, u64 *val)
 
 	rcu_read_lock();
 	task = pid_task(find_vpid(READ_ONCE(rtg_test_task_pid)), PIDTYPE_PID);
-	*val = task ? refcount_read(&task->usage) : 0;
+	*val = task ? refcount_read(&task->rcu_users) : 0;
 	rcu_read_unlock();
 	return task ? 0 : -ESRCH;
 }

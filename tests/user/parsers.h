@@ -117,7 +117,7 @@ int strace_source(const char *line, char *file, size_t len, int *lineno);
 int testmod_live(uint64_t *live);	/* objects handed out, not put */
 int testmod_waiting(uint64_t *n);	/* runs blocked in rtg_test_wait() */
 int testmod_go(bool go);		/* let blocked runs go on, or not */
-/* task_usage: write a pid, read that task's usage count */
+/* task_usage: write a pid, read its references from BPF task kfuncs (rcu_users) */
 int testmod_task_usage(int pid, uint64_t *usage);
 
 #endif

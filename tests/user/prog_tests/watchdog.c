@@ -70,8 +70,7 @@ static void expect_stop(struct bpf_program *prog, int budget_ms, int want,
 	ASSERT_TRUE(dmesg_has(how), "'%s' in dmesg", how);
 }
 
-WITH_MODULE(test_watchdog_runtime, "track=1 watchdog_ms=200");
-void test_watchdog_runtime(void)
+static void wd_runtime(void)
 {
 	struct watchdog_bpf *skel = wd_load();
 	uint64_t usage0 = 0, usage1 = 1;
@@ -86,6 +85,12 @@ void test_watchdog_runtime(void)
 	ASSERT_EQ(usage1, usage0, "task usage count after the stop");
 	printf("  task usage count %lu before and %lu after\n", usage0, usage1);
 	watchdog_bpf__destroy(skel);
+}
+
+WITH_MODULE(test_watchdog_runtime, "track=1 watchdog_ms=200");
+void test_watchdog_runtime(void)
+{
+	wd_runtime();
 }
 
 WITH_MODULE(test_watchdog_out_of_order, "track=1 watchdog_ms=200");
@@ -112,8 +117,7 @@ void test_watchdog_subprog(void)
 	watchdog_bpf__destroy(skel);
 }
 
-WITH_MODULE(test_watchdog_sections, "track=1 watchdog_ms=200");
-void test_watchdog_sections(void)
+static void wd_sections_stop(void)
 {
 	struct watchdog_bpf *skel = wd_load();
 	struct ring_buffer *rb;
@@ -140,8 +144,13 @@ void test_watchdog_sections(void)
 	watchdog_bpf__destroy(skel);
 }
 
-WITH_MODULE(test_watchdog_callback, "track=1 watchdog_ms=200");
-void test_watchdog_callback(void)
+WITH_MODULE(test_watchdog_sections, "track=1 watchdog_ms=200");
+void test_watchdog_sections(void)
+{
+	wd_sections_stop();
+}
+
+static void wd_callback(void)
 {
 	struct watchdog_bpf *skel = wd_load();
 
@@ -151,6 +160,12 @@ void test_watchdog_callback(void)
 	/* bpf_loop() holds nothing of its own: the unwind crosses it */
 	expect_stop(skel->progs.wd_loop_cb, 200, -ETIMEDOUT, -1, "released and unwound");
 	watchdog_bpf__destroy(skel);
+}
+
+WITH_MODULE(test_watchdog_callback, "track=1 watchdog_ms=200");
+void test_watchdog_callback(void)
+{
+	wd_callback();
 }
 
 WITH_MODULE(test_watchdog_hold_limit, "track=1 hold_limit_us=20000");
@@ -290,8 +305,7 @@ void test_watchdog_nested(void)
 	watchdog_bpf__destroy(skel);
 }
 
-WITH_MODULE(test_watchdog_preempt, "track=1 watchdog_ms=200");
-void test_watchdog_preempt(void)
+static void wd_preempt_stop(void)
 {
 	struct watchdog_bpf *skel = wd_load();
 
@@ -303,6 +317,12 @@ void test_watchdog_preempt(void)
 	 */
 	expect_stop(skel->progs.wd_preempt, 200, -ETIMEDOUT, 3, "released and unwound");
 	watchdog_bpf__destroy(skel);
+}
+
+WITH_MODULE(test_watchdog_preempt, "track=1 watchdog_ms=200");
+void test_watchdog_preempt(void)
+{
+	wd_preempt_stop();
 }
 
 static void *spin_thread(void *arg)
@@ -328,8 +348,7 @@ static void *spin_thread(void *arg)
  * bpf_spin_unlock(), and the watchdog then releases the lock with the
  * rest. Either way every run is stopped and the lock is free afterwards.
  */
-WITH_MODULE(test_watchdog_spin_lock, "track=1 watchdog_ms=100");
-void test_watchdog_spin_lock(void)
+static void wd_spin_lock(void)
 {
 	struct watchdog_bpf *skel = wd_load();
 	int round, held = 0, i;
@@ -359,4 +378,40 @@ void test_watchdog_spin_lock(void)
 out:
 	trace_event_enable("bpf_rtguard/rtg_release", false);
 	watchdog_bpf__destroy(skel);
+}
+
+WITH_MODULE(test_watchdog_spin_lock, "track=1 watchdog_ms=100");
+void test_watchdog_spin_lock(void)
+{
+	wd_spin_lock();
+}
+
+/*
+ * The same stops on programs the JIT blinded (net.core.bpf_jit_harden=2,
+ * which rewrites every program before the JIT sees it): what a run holds
+ * is still known, released and given back.
+ */
+WITH_MODULE(test_watchdog_blinded, "track=1 watchdog_ms=200");
+void test_watchdog_blinded(void)
+{
+	const char *harden = "/proc/sys/net/core/bpf_jit_harden";
+	char old[8];
+
+	snprintf(old, sizeof(old), "%s", file_read(harden));
+	if (!ASSERT_OK(write_file(harden, "2"), "bpf_jit_harden=2") ||
+	    !ASSERT_STREQ(file_read(harden), "2\n", "bpf_jit_harden"))
+		return;
+	if (test__start_subtest("runtime"))
+		wd_runtime();
+	if (test__start_subtest("sections"))
+		wd_sections_stop();
+	if (test__start_subtest("callback"))
+		wd_callback();
+	if (test__start_subtest("preempt"))
+		wd_preempt_stop();
+	if (test__start_subtest("spin_lock")) {
+		param_write("watchdog_ms", "100");
+		wd_spin_lock();
+	}
+	write_file(harden, old);
 }
