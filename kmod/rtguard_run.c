@@ -96,6 +96,10 @@ struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main)
 	}
 	tp->main = main;
 	tp->stoppable = rtg_stop_policy_decode(main, &tp->stop_ret);
+	/* the kernel leaves no unwind to the owner of a program with its
+	 * own exception callback, which decides what a throw returns
+	 */
+	tp->no_unwind = !(main->call_hook_flags & BPF_CALL_HOOK_UNWIND);
 	tp->nslots = (main->call_hook_run_size - sizeof(struct rtg_run)) /
 		     sizeof(struct rtg_held);
 	refcount_set(&tp->images, 1);

@@ -163,3 +163,28 @@ int harm_send_signal(struct pt_regs *regs)
 		bpf_send_signal(9);
 	return 0;
 }
+
+/* ---- a program with its own exception callback ---- */
+
+#define __exception_cb(name) __attribute__((btf_decl_tag("exception_callback:" #name)))
+
+__noinline int harm_own_cb(u64 cookie)
+{
+	/* what the program says when it throws; never a stop's value */
+	return 7;
+}
+
+SEC("syscall")
+__exception_cb(harm_own_cb)
+int harm_custom_cb(void *ctx)
+{
+	int i, j;
+
+	bpf_for(i, 0, outer)
+		bpf_for(j, 0, 1000)
+			sum += bpf_get_prandom_u32() & 1;
+	/* never at run time; the verifier sees a throw */
+	if (zero == 1)
+		bpf_throw(1);
+	return 0;
+}

@@ -42,6 +42,7 @@ struct rtg_held {
 	long incomplete, unmatched, leftover, stray, stops, released, reported;
 	int stoppable;
 	long long stop_ret;
+	int unwind;		/* the watchdog may unwind its runs */
 	int nruns;		/* "run pid=" lines under the program */
 	char text[16384];	/* the indented lines under it, verbatim */
 };

@@ -201,3 +201,27 @@ void test_harm_verdict_helper(void)
 		ASSERT_EQ(h.stoppable, 0, "a bpf_send_signal() caller stoppable");
 	harm_bpf__destroy(skel);
 }
+
+/*
+ * A program with its own exception callback is tracked and stopped, and
+ * returns the stop value, not what its callback makes of a throw.
+ */
+WITH_MODULE(test_harm_custom_exception_cb, "track=1 watchdog_ms=100");
+void test_harm_custom_exception_cb(void)
+{
+	struct harm_bpf *skel = harm_load("harm_custom_cb");
+	static struct rtg_held h;
+
+	if (!skel)
+		return;
+	skel->data->outer = 100000;
+	if (ASSERT_OK(held_find(prog_id_of(skel->progs.harm_custom_cb), &h), "in held")) {
+		ASSERT_EQ(h.stoppable, 1, "stoppable");
+		ASSERT_EQ(h.unwind, 0, "unwound by the watchdog");
+	} else {
+		printf("%s", file_read("/sys/kernel/debug/bpf_rtguard/progs"));
+	}
+	ASSERT_EQ(run_prog(skel->progs.harm_custom_cb), -ETIMEDOUT, "harm_custom_cb's return");
+	expect_stopped(skel->progs.harm_custom_cb, "fast-executed, released by the program");
+	harm_bpf__destroy(skel);
+}
