@@ -530,6 +530,7 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 u32 rtg_stop_policy_verified(struct bpf_prog *prog,
 			     const struct bpf_retval_range *retval);
 bool rtg_stop_policy_decode(const struct bpf_prog_aux *main, u64 *ret);
+bool rtg_stop_policy_stoppable(const struct rtg_prog *tp);
 void rtg_stop_policy_show(struct seq_file *m);
 
 /* rtguard_pairing.c */

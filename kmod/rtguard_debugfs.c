@@ -203,7 +203,7 @@ static int rtg_held_show(struct seq_file *m, void *v)
 			   atomic_long_read(&tp->stray),
 			   atomic_long_read(&tp->stops),
 			   atomic_long_read(&tp->stop_released),
-			   atomic_long_read(&tp->reported), tp->stoppable,
+			   atomic_long_read(&tp->reported), rtg_stop_policy_stoppable(tp),
 			   (s64)(s32)tp->stop_ret, !tp->no_unwind);
 		rcu_read_lock();
 		for_each_process_thread(g, t) {

@@ -191,7 +191,8 @@ struct rtg_run *rtg_run_stray(const struct rtg_site *site)
  * the distance from the top and never moves entries.
  *
  * Return: the site that acquired @obj, or NULL for a release that
- * matches nothing held (counted in the run).
+ * matches nothing held (counted in the run, unless the run is incomplete:
+ * then what its full table could not record is given back too).
  */
 const struct rtg_site *rtg_run_give_back(struct rtg_run *run, u64 obj)
 {
@@ -207,7 +208,8 @@ const struct rtg_site *rtg_run_give_back(struct rtg_run *run, u64 obj)
 			return site;
 		}
 	}
-	run->unmatched++;
+	if (!run->incomplete)
+		run->unmatched++;
 	return NULL;
 }
 

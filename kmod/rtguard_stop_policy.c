@@ -218,6 +218,19 @@ bool rtg_stop_policy_decode(const struct bpf_prog_aux *main, u64 *ret)
 }
 
 /**
+ * rtg_stop_policy_stoppable() - whether the watchdog stops a program's runs
+ * @tp: a tracked program
+ *
+ * Return: what was decided when it was verified, unless an attach point
+ * since read its return as a value rather than a verdict (cls_bpf without
+ * direct action, a reuseport socket filter), where no stop value denies.
+ */
+bool rtg_stop_policy_stoppable(const struct rtg_prog *tp)
+{
+	return tp->stoppable && !READ_ONCE(tp->main->ret_not_verdict);
+}
+
+/**
  * rtg_stop_policy_show() - the policy table, for debugfs
  * @m: the seq_file
  */
@@ -248,4 +261,5 @@ void rtg_stop_policy_show(struct seq_file *m)
 				   r->policy.what);
 	}
 	seq_puts(m, "# any type calling bpf_override_return(), bpf_send_signal() or bpf_send_signal_thread(): not stoppable\n");
+	seq_puts(m, "# attached to cls_bpf without direct action, or to a reuseport group as a socket filter: not stoppable\n");
 }

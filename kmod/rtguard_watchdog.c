@@ -57,7 +57,7 @@ static const char *const rtg_hows[] = {
 	[RTG_HOW_NONE] = "returned before a hooked call",
 	[RTG_HOW_UNWOUND] = "released and unwound",
 	[RTG_HOW_FAST] = "fast-executed, released by the program",
-	[RTG_HOW_REPORTED] = "not stoppable (program type), reported only",
+	[RTG_HOW_REPORTED] = "not stoppable (program or attach type), reported only",
 };
 
 /* The entry that gives back what @h holds, if the program has one. */
@@ -143,7 +143,7 @@ long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site)
 	/* not set at the run's entry: it counts from here */
 	if (run->how == RTG_HOW_NONE)
 		run->fast_releases = 0;
-	if (unlikely(!tp->stoppable)) {
+	if (unlikely(!rtg_stop_policy_stoppable(tp))) {
 		run->how = RTG_HOW_REPORTED;
 		return 0;
 	}

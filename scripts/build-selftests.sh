@@ -91,7 +91,15 @@ blame() {
 	esac
 }
 
-mk=(make -C "$tree/$sel" OUTPUT="$out" VMLINUX_BTF="$KOBJ/vmlinux"
+# 6.12's Makefile maps the bare skeleton names that the compiler writes
+# into a test's dependency file (X.test.d) back to $OUTPUT for %.skel.h
+# only: once a test using a light skeleton or a subskeleton has been
+# compiled, make finds no rule for its X.lskel.h or X.subskel.h (made
+# with X.skel.h) and gives up. The same rules for those, read after the
+# Makefile:
+printf '%s\n\t@true\n' '%.lskel.h: $(OUTPUT)/%.lskel.h' \
+	'%.subskel.h: $(OUTPUT)/%.skel.h' > "$ST_DIR/lskel.mk"
+mk=(make -C "$tree/$sel" -f Makefile -f "$ST_DIR/lskel.mk" OUTPUT="$out" VMLINUX_BTF="$KOBJ/vmlinux"
 	KDIR="$KOBJ" CLANG=clang-19 LLC=llc-19 LLVM_STRIP=llvm-strip-19
 	feature-llvm=0 -j"$NPROC")
 stamp=$ST_DIR/.build-start
@@ -114,8 +122,8 @@ for round in 1 2 3 4 5 6; do
 		} | sort -u); do
 		f=$(blame "$tgt")
 		[ -n "$f" ] && [ -L "$tree/$sel/$f" ] || continue
-		why=$(grep -a -m1 -E "(^|/)$f:[0-9]+:[0-9]+: error:" "$blog" |
-			sed -E 's/^.*: error: //' | cut -c1-120 || true)
+		why=$(grep -a -m1 -E "(^|/)$f:[0-9]+:[0-9]+: (fatal )?error:" "$blog" |
+			sed -E 's/^.*: (fatal )?error: //' | cut -c1-120 || true)
 		leave_out "$f" "${why:-make target $(basename "$tgt") failed}"
 		found=1
 	done

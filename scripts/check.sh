@@ -3,7 +3,7 @@
 #  - boot 1 (-smp 2): every guest test, or those TESTS names
 #    (test[/subtest],..., passed as rtg.tests= on the kernel command line);
 #  - boot 2 (-smp 4, preempt=full, only without TESTS): the tracking,
-#    watchdog, stop and run tests again under full preemption (but the
+#    watchdog, stop, harm and run tests again under full preemption (but the
 #    million runs of runs_no_spurious_stop: 4 vCPUs on 2 host cores stall), and smp;
 #  - on the host: no indirect branch of bpf_rtguard.ko can reach a helper
 #    or kfunc (scripts/check-indirect.sh);
@@ -64,7 +64,7 @@ boot smp2 2 ${TESTS:+"rtg.tests=$TESTS"}
 # the distribution's other preemption model, with more CPUs than cores:
 # runs are preempted and migrate-disabled runs interleave on a CPU
 [ -z "${TESTS:-}" ] && boot preempt-full 4 preempt=full \
-	"rtg.tests=smp,track_*,watchdog_*,stops_*,runs_stop,runs_many_sleeping,runs_untracked,runs_track_toggled"
+	"rtg.tests=smp,track_*,watchdog_*,stops_*,harm_*,runs_stop,runs_many_sleeping,runs_untracked,runs_track_toggled"
 echo "guest time: $(($(date +%s) - start)) s"
 grep -a '^slowest' "$FOUT/guest-smp2.log"
 echo "$pass passed, $fail failed"

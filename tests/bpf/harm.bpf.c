@@ -188,3 +188,163 @@ int harm_custom_cb(void *ctx)
 		bpf_throw(1);
 	return 0;
 }
+
+/* ---- a socket filter whose result a reuseport group reads as an index ---- */
+
+SEC("socket")
+int harm_reuseport_pick(struct __sk_buff *skb)
+{
+	return bpf_get_prandom_u32() & 1;
+}
+
+/* ---- more references than a run's table holds ---- */
+
+/*
+ * The run area is capped (BPF_CALL_HOOK_MAX_RUN_SIZE: 18 references and
+ * a spin lock): a run holding 20 is incomplete, so a stop fast-executes
+ * it and the program gives everything back on its own way out.
+ */
+SEC("syscall")
+int harm_many_refs(void *ctx)
+{
+	struct task_struct *t0, *t1, *t2, *t3, *t4, *t5, *t6, *t7, *t8, *t9, *t10, *t11, *t12, *t13, *t14, *t15, *t16, *t17, *t18, *t19;
+	int i, j;
+
+	t0 = bpf_task_from_pid(target_pid);
+	if (!t0)
+		return 0;
+	t1 = bpf_task_from_pid(target_pid);
+	if (!t1)
+		goto r0;
+	t2 = bpf_task_from_pid(target_pid);
+	if (!t2)
+		goto r1;
+	t3 = bpf_task_from_pid(target_pid);
+	if (!t3)
+		goto r2;
+	t4 = bpf_task_from_pid(target_pid);
+	if (!t4)
+		goto r3;
+	t5 = bpf_task_from_pid(target_pid);
+	if (!t5)
+		goto r4;
+	t6 = bpf_task_from_pid(target_pid);
+	if (!t6)
+		goto r5;
+	t7 = bpf_task_from_pid(target_pid);
+	if (!t7)
+		goto r6;
+	t8 = bpf_task_from_pid(target_pid);
+	if (!t8)
+		goto r7;
+	t9 = bpf_task_from_pid(target_pid);
+	if (!t9)
+		goto r8;
+	t10 = bpf_task_from_pid(target_pid);
+	if (!t10)
+		goto r9;
+	t11 = bpf_task_from_pid(target_pid);
+	if (!t11)
+		goto r10;
+	t12 = bpf_task_from_pid(target_pid);
+	if (!t12)
+		goto r11;
+	t13 = bpf_task_from_pid(target_pid);
+	if (!t13)
+		goto r12;
+	t14 = bpf_task_from_pid(target_pid);
+	if (!t14)
+		goto r13;
+	t15 = bpf_task_from_pid(target_pid);
+	if (!t15)
+		goto r14;
+	t16 = bpf_task_from_pid(target_pid);
+	if (!t16)
+		goto r15;
+	t17 = bpf_task_from_pid(target_pid);
+	if (!t17)
+		goto r16;
+	t18 = bpf_task_from_pid(target_pid);
+	if (!t18)
+		goto r17;
+	t19 = bpf_task_from_pid(target_pid);
+	if (!t19)
+		goto r18;
+	bpf_for(i, 0, outer)
+		bpf_for(j, 0, 1000)
+			sum += bpf_get_prandom_u32() & 1;
+	bpf_task_release(t19);
+r18:
+	bpf_task_release(t18);
+r17:
+	bpf_task_release(t17);
+r16:
+	bpf_task_release(t16);
+r15:
+	bpf_task_release(t15);
+r14:
+	bpf_task_release(t14);
+r13:
+	bpf_task_release(t13);
+r12:
+	bpf_task_release(t12);
+r11:
+	bpf_task_release(t11);
+r10:
+	bpf_task_release(t10);
+r9:
+	bpf_task_release(t9);
+r8:
+	bpf_task_release(t8);
+r7:
+	bpf_task_release(t7);
+r6:
+	bpf_task_release(t6);
+r5:
+	bpf_task_release(t5);
+r4:
+	bpf_task_release(t4);
+r3:
+	bpf_task_release(t3);
+r2:
+	bpf_task_release(t2);
+r1:
+	bpf_task_release(t1);
+r0:
+	bpf_task_release(t0);
+	return 0;
+}
+
+/* ---- a ring buffer record submitted through a dynptr clone ---- */
+
+extern int bpf_dynptr_clone(const struct bpf_dynptr *ptr, struct bpf_dynptr *clone__init) __ksym;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} clone_rb SEC(".maps");
+
+/*
+ * The clone's submit matches nothing in the run's table, which still
+ * holds the original: the table is no longer the truth, so a stop must
+ * not discard the original (the record was committed already).
+ */
+SEC("syscall")
+int harm_dynptr_clone(void *ctx)
+{
+	struct bpf_dynptr ptr, clone;
+	int i, j;
+
+	if (bpf_ringbuf_reserve_dynptr(&clone_rb, 2048, 0, &ptr)) {
+		bpf_ringbuf_discard_dynptr(&ptr, 0);
+		return 1;
+	}
+	bpf_dynptr_clone(&ptr, &clone);
+	bpf_ringbuf_submit_dynptr(&clone, 0);
+	bpf_for(i, 0, outer)
+		bpf_for(j, 0, 1000)
+			sum += bpf_get_prandom_u32() & 1;
+	return 0;
+}
+
+RINGBUF_FITS_PROG(harm_clone_fits, clone_rb)

@@ -139,9 +139,9 @@ void bench_calls(void)
 
 static const char *const track_progs[TRACK_PROGS] = {
 	"pairs_task", "pairs_obj", "pairs_task_held1", "pairs_task_held8",
-	"pairs_task_held56", "atomic_adds", "plain_adds",
+	"pairs_task_held16", "atomic_adds", "plain_adds",
 	"pairs_task_x2", "pairs_task_held1_x2", "pairs_task_held8_x2",
-	"pairs_task_held56_x2",
+	"pairs_task_held16_x2",
 };
 
 /* ns per run of one tc program: one round of BENCH_RUNS runs. */
@@ -310,7 +310,7 @@ void bench_track(void)
 	printf("  (one pair is two hooked calls, acquire and release. pair added: what ten more pairs add, per pair;\n"
 	       "   all averaged: the run's whole tracking cost over its 10 + N pairs, the N held ones acquired\n"
 	       "   before and released after the ten, first in first out within groups of eight, with entry and exit)\n");
-	printf("  target: a tracked pair adds at most 60, flat with 0, 1, 8 and 56 held and on all CPUs at once\n");
+	printf("  target: a tracked pair adds at most 60, flat with 0, 1, 8 and 16 held and on all CPUs at once\n");
 }
 
 /* Loads of bench.bpf.o's bench_calls under the given parameters. */

@@ -6,7 +6,9 @@
  * WARNING or a lockdep report there fails the run.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -224,4 +226,184 @@ void test_harm_custom_exception_cb(void)
 	ASSERT_EQ(run_prog(skel->progs.harm_custom_cb), -ETIMEDOUT, "harm_custom_cb's return");
 	expect_stopped(skel->progs.harm_custom_cb, "fast-executed, released by the program");
 	harm_bpf__destroy(skel);
+}
+
+/*
+ * A socket filter's result picks a socket of a reuseport group: no stop
+ * value denies there, so once attached the program is not stoppable.
+ */
+WITH_MODULE(test_harm_reuseport_index, "track=1 watchdog_ms=100");
+void test_harm_reuseport_index(void)
+{
+	struct harm_bpf *skel = harm_load("harm_reuseport_pick");
+	struct bpf_program *prog;
+	static struct rtg_held h;
+	int fd, one = 1, pfd;
+
+	if (!skel)
+		return;
+	prog = skel->progs.harm_reuseport_pick;
+	pfd = bpf_program__fd(prog);
+	if (ASSERT_OK(held_find(prog_id_of(prog), &h), "in held"))
+		ASSERT_EQ(h.stoppable, 1, "stoppable before it is attached");
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (ASSERT_GE(fd, 0, "socket")) {
+		ASSERT_OK(setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)),
+			  "SO_REUSEPORT");
+		ASSERT_OK(setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_EBPF, &pfd, sizeof(pfd)),
+			  "SO_ATTACH_REUSEPORT_EBPF");
+		if (ASSERT_OK(held_find(prog_id_of(prog), &h), "in held"))
+			ASSERT_EQ(h.stoppable, 0, "stoppable once a reuseport group reads it");
+		close(fd);
+	}
+	harm_bpf__destroy(skel);
+}
+
+/*
+ * A run's table is capped (its area is part of the run's stack): a run
+ * holding more than fits is incomplete, so a stop fast-executes it, and
+ * the program releases all twenty references on its own way out.
+ */
+WITH_MODULE(test_harm_table_cap, "track=1 watchdog_ms=100");
+void test_harm_table_cap(void)
+{
+	struct harm_bpf *skel = harm_load("harm_many_refs");
+	static struct rtg_held h;
+	uint64_t refs0 = 0;
+
+	if (!skel)
+		return;
+	if (ASSERT_OK(held_find(prog_id_of(skel->progs.harm_many_refs), &h), "in held"))
+		ASSERT_EQ(h.slots, 19u, "slots of a 512-byte run area");
+	ASSERT_OK(testmod_task_usage(getpid(), &refs0), "task references");
+	ASSERT_EQ(run_prog(skel->progs.harm_many_refs), -ETIMEDOUT, "harm_many_refs's return");
+	expect_stopped(skel->progs.harm_many_refs, "fast-executed, released by the program");
+	if (ASSERT_OK(held_find(prog_id_of(skel->progs.harm_many_refs), &h), "in held"))
+		ASSERT_EQ(h.incomplete, 1L, "incomplete runs");
+	expect_task_refs(refs0, "after the stop");
+	harm_bpf__destroy(skel);
+}
+
+/*
+ * A record submitted through a dynptr clone is the consumer's: a stop of
+ * the run must not discard it again through the original, which the
+ * run's table still holds. The consumer sees it once, and a record fits
+ * again.
+ */
+WITH_MODULE(test_harm_dynptr_clone, "track=1 watchdog_ms=100");
+void test_harm_dynptr_clone(void)
+{
+	struct harm_bpf *skel = harm_load("harm_dynptr_clone,harm_clone_fits");
+	struct ring_buffer *rb;
+	long records = 0;
+
+	if (!skel)
+		return;
+	ASSERT_EQ(run_prog(skel->progs.harm_dynptr_clone), -ETIMEDOUT, "harm_dynptr_clone's return");
+	expect_stopped(skel->progs.harm_dynptr_clone, "fast-executed, released by the program");
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.clone_rb), ringbuf_count_record, &records, NULL);
+	if (ASSERT_OK_PTR(rb, "ring_buffer__new")) {
+		ASSERT_EQ(ring_buffer__consume(rb), 1, "records consumed");
+		ASSERT_EQ(records, 1, "records seen");
+		ASSERT_EQ(run_prog(skel->progs.harm_clone_fits), 0, "a record fits again");
+		ring_buffer__consume(rb);
+		ASSERT_EQ(run_prog(skel->progs.harm_clone_fits), 0, "a record fits again");
+		ring_buffer__free(rb);
+	}
+	harm_bpf__destroy(skel);
+}
+
+/*
+ * Stops at random points: every CPU runs the shapes above over and over
+ * with a 1 ms budget, so that runs end on their own or are stopped
+ * wherever the watchdog finds them (in a bpf_loop() callback, a
+ * bpf_for_each_map_elem() callback, around bpf_kptr_xchg(), holding
+ * twenty references, with an exception callback of their own). Every
+ * run returns 0 or the stop value, each program's stopped runs are
+ * exactly its stops, and no task reference is left.
+ */
+#define STRESS_ROUNDS 60
+
+static const char *const stress_progs[] = {
+	"harm_loop_cb", "harm_xchg", "harm_many_refs", "harm_custom_cb",
+};
+#define NR_STRESS (sizeof(stress_progs) / sizeof(stress_progs[0]))
+
+struct stress_thread {
+	struct harm_bpf *skel;
+	int cpu;
+	long stopped[NR_STRESS], other;
+};
+
+static void *stress_thread(void *arg)
+{
+	struct stress_thread *st = arg;
+	unsigned int i, round;
+
+	pin_cpu(st->cpu);
+	for (round = 0; round < STRESS_ROUNDS; round++) {
+		for (i = 0; i < NR_STRESS; i++) {
+			struct bpf_program *p =
+				bpf_object__find_program_by_name(st->skel->obj, stress_progs[i]);
+			int ret = run_prog(p);
+
+			if (ret == -ETIMEDOUT)
+				st->stopped[i]++;
+			else if (ret != 0)
+				st->other++;
+		}
+	}
+	return NULL;
+}
+
+WITH_MODULE(test_harm_stress, "track=1 watchdog_ms=1");
+void test_harm_stress(void)
+{
+	struct harm_bpf *skel = harm_load("harm_loop_cb,harm_xchg,harm_many_refs,harm_custom_cb");
+	struct stress_thread st[16] = {};
+	int ncpu = ncpus(), i, c;
+	static struct rtg_held h;
+	uint64_t refs0 = 0;
+	long total = 0;
+
+	if (!skel)
+		return;
+	if (ncpu > 16)
+		ncpu = 16;
+	/* runs of a few ms: some end on their own, some are stopped */
+	skel->data->outer = 8;
+	ASSERT_OK(testmod_task_usage(getpid(), &refs0), "task references");
+	for (c = 0; c < ncpu; c++) {
+		st[c].skel = skel;
+		st[c].cpu = c;
+	}
+	{
+		pthread_t th[16];
+
+		for (c = 0; c < ncpu; c++)
+			pthread_create(&th[c], NULL, stress_thread, &st[c]);
+		for (c = 0; c < ncpu; c++)
+			pthread_join(th[c], NULL);
+	}
+	for (i = 0; i < (int)NR_STRESS; i++) {
+		struct bpf_program *p = bpf_object__find_program_by_name(skel->obj, stress_progs[i]);
+		long stopped = 0;
+
+		for (c = 0; c < ncpu; c++)
+			stopped += st[c].stopped[i];
+		total += stopped;
+		if (ASSERT_OK(held_find(prog_id_of(p), &h), "%s in held", stress_progs[i])) {
+			ASSERT_EQ(h.stops, stopped, "%s: stops, and runs that returned -ETIMEDOUT",
+				  stress_progs[i]);
+			ASSERT_EQ(h.nruns, 0, "%s: runs left", stress_progs[i]);
+			ASSERT_EQ(h.unmatched, 0L, "%s: unmatched releases", stress_progs[i]);
+		}
+		printf("  %s: %ld of %d runs stopped\n", stress_progs[i], stopped,
+		       ncpu * STRESS_ROUNDS);
+	}
+	for (c = 0; c < ncpu; c++)
+		ASSERT_EQ(st[c].other, 0L, "CPU %d: runs that returned neither 0 nor the stop value", c);
+	ASSERT_GT(total, 0L, "stopped runs");
+	harm_bpf__destroy(skel);
+	expect_task_refs(refs0, "after the stress");
 }

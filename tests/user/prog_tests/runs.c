@@ -68,9 +68,9 @@ void test_runs_stop(void)
 	/* nothing held: watched from its entry, left across bpf_loop() */
 	if (test__start_subtest("idle_loop"))
 		expect_stopped(skel->progs.runs_idle_loop, 1, 0);
-	/* 12 + 12 references and the callback's loop state */
+	/* 8 + 8 references */
 	if (test__start_subtest("global_subprog"))
-		expect_stopped(skel->progs.runs_global, 1, 24);
+		expect_stopped(skel->progs.runs_global, 1, 16);
 	/* 16 nested preemption sections, more than any fixed table had */
 	if (test__start_subtest("preempt16"))
 		expect_stopped(skel->progs.runs_preempt16, 1, 16);

@@ -198,7 +198,7 @@ void test_stops_unsafe_type(void)
 	}
 	ASSERT_EQ(skel->bss->skipcap_done, 1, "the run went on to its end");
 	stop_counts(skel->progs.stop_skipcap, 0, 1);
-	ASSERT_TRUE(dmesg_has("not stoppable (program type), reported only"),
+	ASSERT_TRUE(dmesg_has("not stoppable (program or attach type), reported only"),
 		    "'would stop' in dmesg");
 	bpf_link__destroy(link);
 	stops_bpf__destroy(skel);
