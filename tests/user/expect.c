@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <bpf/libbpf.h>
+
 #include "expect.h"
 
 bool track_events_start(void)
@@ -36,4 +38,28 @@ void expect_clean(const char *what, uint32_t id)
 	ASSERT_EQ(h.incomplete, 0L, "%s: incomplete runs", what);
 	ASSERT_EQ(h.leftover + h.stray, 0L, "%s: bookkeeping errors", what);
 	ASSERT_EQ(h.unmatched, 0, "%s: unmatched releases", what);
+}
+
+void expect_ringbuf_after_stop(int map_fd, long records, struct bpf_program *fits,
+			       const char *what)
+{
+	struct ring_buffer *rb;
+	long seen = 0;
+	int i;
+
+	rb = ring_buffer__new(map_fd, ringbuf_count_record, &seen, NULL);
+	if (!ASSERT_OK_PTR(rb, "ring_buffer__new"))
+		return;
+	/*
+	 * A record the stop discarded is skipped by the consumer, which frees
+	 * its space; one left busy would stop the consumer, and the next
+	 * reservation would fail.
+	 */
+	ASSERT_EQ(ring_buffer__consume(rb), (int)records, "records consumed after %s", what);
+	ASSERT_EQ(seen, records, "records the consumer sees after %s", what);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(run_prog(fits), 0, "a record fits again after %s (%d)", what, i);
+		ring_buffer__consume(rb);
+	}
+	ring_buffer__free(rb);
 }

@@ -294,22 +294,13 @@ WITH_MODULE(test_harm_dynptr_clone, "track=1 watchdog_ms=100");
 void test_harm_dynptr_clone(void)
 {
 	struct harm_bpf *skel = harm_load("harm_dynptr_clone,harm_clone_fits");
-	struct ring_buffer *rb;
-	long records = 0;
 
 	if (!skel)
 		return;
 	ASSERT_EQ(run_prog(skel->progs.harm_dynptr_clone), -ETIMEDOUT, "harm_dynptr_clone's return");
 	expect_stopped(skel->progs.harm_dynptr_clone, "fast-executed, released by the program");
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.clone_rb), ringbuf_count_record, &records, NULL);
-	if (ASSERT_OK_PTR(rb, "ring_buffer__new")) {
-		ASSERT_EQ(ring_buffer__consume(rb), 1, "records consumed");
-		ASSERT_EQ(records, 1, "records seen");
-		ASSERT_EQ(run_prog(skel->progs.harm_clone_fits), 0, "a record fits again");
-		ring_buffer__consume(rb);
-		ASSERT_EQ(run_prog(skel->progs.harm_clone_fits), 0, "a record fits again");
-		ring_buffer__free(rb);
-	}
+	expect_ringbuf_after_stop(bpf_map__fd(skel->maps.clone_rb), 1,
+				  skel->progs.harm_clone_fits, "a clone's submit");
 	harm_bpf__destroy(skel);
 }
 

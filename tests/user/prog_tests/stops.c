@@ -219,19 +219,11 @@ out:
 static void expect_discarded(struct stops_bpf *skel, struct bpf_program *prog)
 {
 	const char *name = bpf_program__name(prog);
-	struct ring_buffer *rb;
-	long records = 0;
 
 	/* the program never discards; the stop does */
 	ASSERT_EQ(run_prog(prog), -ETIMEDOUT, "%s's return", name);
 	stop_counts(prog, 1, 0);
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.rb), ringbuf_count_record, &records, NULL);
-	if (ASSERT_OK_PTR(rb, "ring_buffer__new")) {
-		ASSERT_EQ(ring_buffer__consume(rb), 0, "records consumed after %s", name);
-		ASSERT_EQ(records, 0, "records the consumer sees after %s", name);
-		ASSERT_EQ(run_prog(skel->progs.stop_rb_check), 0, "a record fits again");
-		ring_buffer__free(rb);
-	}
+	expect_ringbuf_after_stop(bpf_map__fd(skel->maps.rb), 0, skel->progs.stop_rb_check, name);
 }
 
 WITH_MODULE(test_stops_ringbuf, "track=1 watchdog_ms=100");
