@@ -13,6 +13,8 @@
 #               modes not reached are booted again)
 #   ST_TIMEOUT  seconds per mode in a boot (900)
 #   RTG_MEM     guest memory (3072 MB)
+#   ST_REPORT=1 no boot: judge the mode logs of the last run again
+#               ($OUT/selftests/MODE.log, .status)
 # Per mode: the mode finished (no crash, no timeout), the kernel log is
 # clean (scripts/check.sh's list of reports), insmod and rmmod (tries
 # reported) worked, debugfs held showed nothing left, and every
@@ -110,7 +112,17 @@ declare -A mlog status qrc
 queue=("${modes[@]}")
 nboot=0
 start=$(date +%s)
-mkinitrd
+if [ -n "${ST_REPORT:-}" ]; then
+	queue=()
+	for m in "${modes[@]}"; do
+		[ -f "$res/$m.status" ] || continue
+		read -r status[$m] qrc[$m] < "$res/$m.status"
+		mlog[$m]=$res/$m.log
+	done
+else
+	mkinitrd
+	rm -f "$res"/*.status
+fi
 while [ ${#queue[@]} -gt 0 ]; do
 	batch=("${queue[@]:0:$per_boot}")
 	nboot=$((nboot + 1))
@@ -149,6 +161,7 @@ while [ ${#queue[@]} -gt 0 ]; do
 		else
 			status[$m]=crashed
 		fi
+		echo "${status[$m]} $rc" > "$res/$m.status"
 		prev=$m
 	done
 done

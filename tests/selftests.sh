@@ -33,7 +33,8 @@ EOF
 }
 
 if [ "${1:-}" = --modes ]; then
-	modes | cut -d'|' -f1 | while read -r m; do echo "$m"; echo "$m-harden"; done
+	modes | cut -d'|' -f1
+	modes | cut -d'|' -f1 | sed 's/$/-harden/'
 	exit 0
 fi
 
