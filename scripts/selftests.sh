@@ -84,7 +84,7 @@ mkinitrd() {
 	# shared libraries, where the dynamic linker looks for them;
 	# libgcc_s for pthread_cancel/pthread_exit
 	for lib in $(ldd "$sto/test_progs" "$sto/urandom_read" 2>/dev/null | grep -oE '/[^ ]+' | sort -u) \
-		   "$(gcc -print-file-name=libgcc_s.so.1)"; do
+		   "$(readlink -f "$(gcc -print-file-name=libgcc_s.so.1)")"; do
 		[ -f "$lib" ] || continue
 		mkdir -p "$root$(dirname "$lib")"
 		cp -L "$lib" "$root$lib"
@@ -223,11 +223,16 @@ for m in "${modes[@]}"; do
 		if grep -aq "^rtg-st: mode $m insmod failed" "$l"; then
 			result "$m-insmod" 0
 		fi
-		grep -a "^rtg-st: mode $m \(stops\|stop:\|held:\)" "$l" | head -12 | sed 's/^/    /'
-		if grep -aq "^rtg-st: mode $m held-clean 1" "$l"; then
-			result "$m-held-clean" 1
-		elif grep -aq "^rtg-st: mode $m held-clean 0" "$l"; then
-			result "$m-held-clean" 0 "debugfs held shows what a run still holds or left"
+		grep -a "^rtg-st: mode $m \(stops\|stop:\|held: [^#]\)" "$l" | head -12 | sed 's/^/    /'
+		# debugfs held after the run (its # lines describe the format):
+		# no run in flight, nothing held, nothing left over
+		if grep -aq "^rtg-st: mode $m held: " "$l"; then
+			if sed -n "s/^rtg-st: mode $m held: //p" "$l" | grep -v '^#' |
+				grep -qE 'leftover=[1-9]|^ *run |obj='; then
+				result "$m-held-clean" 0 "debugfs held shows what a run still holds or left"
+			else
+				result "$m-held-clean" 1
+			fi
 		fi
 		r=$(sed -nE "s/^rtg-st: mode $m rmmod (ok|failed) tries ([0-9]+).*/\1 \2/p" "$l")
 		if [ -n "$r" ]; then

@@ -12,7 +12,7 @@
 #   rtg-st: mode NAME held: LINE        (debugfs held before rmmod)
 #   rtg-st: mode NAME stats: LINE
 #   rtg-st: mode NAME stops N           (rtg_stop events during the run)
-#   rtg-st: mode NAME held-clean 0|1
+#   rtg-st: mode NAME held-clean 0|1   (the host judges the held: lines)
 #   rtg-st: mode NAME rmmod ok|failed tries N
 #   kmsg: ...                           (the kernel log of the mode)
 #   rtg-st: mode NAME end
@@ -95,7 +95,7 @@ run_mode() {
 		grep 'rtg_stop:' $tr/instances/st/trace | head -5 | sed "s/^/rtg-st: mode $name stop: /"
 		echo > $tr/instances/st/trace
 		# nothing held by a run still in flight, nothing left over
-		if grep -qE 'leftover=[1-9]|^ *run |obj=' $dbg/held; then
+		if grep -v '^#' $dbg/held | grep -qE 'leftover=[1-9]|^ *run |obj='; then
 			echo "rtg-st: mode $name held-clean 0"
 		else
 			echo "rtg-st: mode $name held-clean 1"
