@@ -211,7 +211,12 @@ static void rtg_watchdog_check(u64 runtime, u64 hold)
 			continue;
 		if (runtime && now - run->start > runtime)
 			reason = RTG_STOP_RUNTIME;
-		for (j = 0; hold && j < run->count; j++) {
+		/*
+		 * After a release that matched nothing (a ring buffer record
+		 * submitted through a dynptr clone), an entry may stand for
+		 * something already given back: holds are not judged.
+		 */
+		for (j = 0; hold && !run->unmatched && j < run->count; j++) {
 			struct rtg_held *h = &run->held[j];
 
 			if (!h->obj)

@@ -15,7 +15,11 @@ void test_verifier_max_refs(void)
 	static const struct {
 		const char *name;
 		uint32_t want;
-	} progs[] = { { "refs_one", 1 }, { "refs_three", 3 }, { "refs_iter", 2 } };
+	} progs[] = {
+		{ "refs_one", 1 }, { "refs_three", 3 }, { "refs_iter", 2 },
+		/* the call chain of global functions that holds the most */
+		{ "refs_global_chain", 4 }, { "refs_global_nested", 5 },
+	};
 	struct maxrefs_bpf *skel;
 	struct rtg_prog_line pl;
 	size_t i;
