@@ -11,17 +11,20 @@
  * program is hooked; while a mark is pending, each takes its slow path):
  *
  *  - unwinding, where the program is an exception boundary (tracked
- *    programs are made one when verified), its table is complete, no C
+ *    programs are made one when verified, but those with an exception
+ *    callback of their own), its table is the truth (complete, no release
+ *    that matched nothing, every call described by the verifier), no C
  *    function lies between the hook and the program's main frame, and
  *    every held resource has a release the program itself calls:
  *    everything is released, newest first, through entries in the
  *    program's own image, and the program is left through its exception
  *    callback;
- *  - fast-execute otherwise (inside a callback that bpf_loop() or another
- *    helper calls, an incomplete table, ring buffer dynptrs, a resource
- *    with no callable release): calls whose result the verifier saw as
- *    possibly NULL are skipped and return NULL, so that the verified
- *    program gives back what it holds on its own way out.
+ *  - fast-execute otherwise (inside a callback that a helper other than
+ *    bpf_loop() calls, a table that is not the truth, a resource with no
+ *    callable release): calls whose result the verifier saw as possibly
+ *    NULL, and that take no argument away from the program, are skipped
+ *    and return NULL, so that the verified program gives back what it
+ *    holds on its own way out.
  *
  * Either way the run returns its program type's stop value
  * (rtguard_stop_policy.c). A program whose type has none is not stopped:
