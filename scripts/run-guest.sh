@@ -4,7 +4,8 @@
 # MODE is check, demo, bench, selftests or shell. The serial console goes
 # to stdout and, but for shell, to RTG_LOG ($FOUT/guest-MODE.log).
 # RTG_INITRD (the flavour's $FOUT/initramfs.cpio.gz) picks another
-# initramfs (make selftests boots its own). RTG_SMP (2),
+# initramfs (make selftests boots its own), RTG_KERNEL another bzImage
+# (make selftests: a copy taken with its modules). RTG_SMP (2),
 # RTG_ACCEL (tcg), RTG_MEM (1024) and RTG_TIMEOUT (seconds, 1500; 5400 for
 # the debug kernel) override the defaults; RTG_BENCH_WALL=1 runs the
 # benchmarks without -icount. Exits with QEMU's status, 124
@@ -16,7 +17,7 @@ mode=$1
 shift
 smp=${RTG_SMP:-2}
 logf=${RTG_LOG:-$FOUT/guest-$mode.log}
-kernel=$KOBJ/arch/x86/boot/bzImage
+kernel=${RTG_KERNEL:-$KOBJ/arch/x86/boot/bzImage}
 [ -f "$kernel" ] || die "no kernel at $kernel; run make"
 initrd=${RTG_INITRD:-$FOUT/initramfs.cpio.gz}
 [ -f "$initrd" ] || die "no initramfs at $initrd; run make"

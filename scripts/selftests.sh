@@ -31,11 +31,18 @@ expected=$TOP/tests/selftests-expected-diffs
 sto=$ST_DIR/out
 res=$FOUT/selftests
 initrd=$FOUT/selftests-initramfs.cpio.gz
+# the kernel the modules were built against, copied with them: a kernel
+# rebuilt during the run (another make) does not reach its boots
+kimage=$FOUT/selftests-bzImage
 module=$FOUT/modules/kmod/bpf_rtguard.ko
 kernel_reports='WARNING:|BUG:|Oops|INFO:|Call Trace:|Kernel panic|general protection|possible circular|possible recursive|inconsistent lock|suspicious RCU|sleeping function called|UBSAN|KASAN|ODEBUG|list_(add|del) corruption|unreferenced object'
 
 [ -x "$sto/test_progs" ] || die "no $sto/test_progs; run scripts/build-selftests.sh"
 [ -f "$module" ] || die "no $module; run make module"
+for f in "$module" "$sto/bpf_testmod.ko"; do
+	[ "$f" -nt "$KOBJ/vmlinux" ] ||
+		die "$f is older than $KOBJ/vmlinux (kernel rebuilt since): run make selftests"
+done
 mkdir -p "$res"
 
 all_modes=$(sh "$TOP/tests/selftests.sh" --modes)
@@ -121,6 +128,7 @@ if [ -n "${ST_REPORT:-}" ]; then
 	done
 else
 	mkinitrd
+	cp "$KOBJ/arch/x86/boot/bzImage" "$kimage"
 	rm -f "$res"/*.status
 fi
 while [ ${#queue[@]} -gt 0 ]; do
@@ -131,7 +139,7 @@ while [ ${#queue[@]} -gt 0 ]; do
 	log "boot $nboot: modes $list (log $logf)"
 	t0=$(date +%s)
 	RTG_MEM=${RTG_MEM:-3072} RTG_LOG=$logf \
-		RTG_TIMEOUT=$((${ST_TIMEOUT:-900} * ${#batch[@]} + 60)) RTG_INITRD=$initrd \
+		RTG_TIMEOUT=$((${ST_TIMEOUT:-900} * ${#batch[@]} + 60)) RTG_INITRD=$initrd RTG_KERNEL=$kimage \
 		"$TOP/scripts/run-guest.sh" selftests "rtg.st_modes=$list" \
 		"rtg.st_groups=$groups" > /dev/null
 	rc=$?
