@@ -180,11 +180,15 @@ parse() {	# parse LOG -> sorted "key<TAB>OK|FAIL|SKIP"
 	sed -nE 's/^#[0-9]+(\/[0-9]+)? +(.*):(OK|FAIL|SKIP)( \(SKIP: [0-9]+\/[0-9]+\))?$/\2\t\3/p' "$1" |
 		sort -t$'\t' -k1,1 -u
 }
-expected_diff() {	# expected_diff MODE KEY -> reason, or nothing
+expected_diff() {	# expected_diff MODE KEY RESULT -> reason, or nothing
 	local mg kg why
 	[ -f "$expected" ] || return 0
 	while read -r mg kg why; do
 		case $mg in ''|'#'*) continue ;; esac
+		# "->SKIP reason": only that result is expected
+		if [[ $why == "->"* ]]; then
+			[ "${why%% *}" = "->$3" ] || continue
+		fi
 		# shellcheck disable=SC2053
 		if [[ $1 == $mg ]] && [[ $2 == $kg || ${2%%/*} == $kg ]]; then
 			echo "$why"
@@ -258,7 +262,7 @@ for m in "${modes[@]}"; do
 			# a crashed or timed-out mode: only what it reached
 			[ "${status[$m]}" != finished ] && [ "$now" = missing ] && continue
 			ndiff=$((ndiff + 1))
-			why=$(expected_diff "$m" "$key")
+			why=$(expected_diff "$m" "$key" "$now")
 			if [ -n "$why" ]; then
 				nexp=$((nexp + 1))
 				echo "    diff $key: $b $was, $m $now (expected: $why)"
