@@ -188,6 +188,7 @@ expected_diff() {	# expected_diff MODE KEY RESULT -> reason, or nothing
 		# "->SKIP reason": only that result is expected
 		if [[ $why == "->"* ]]; then
 			[ "${why%% *}" = "->$3" ] || continue
+			why=${why#* }
 		fi
 		# shellcheck disable=SC2053
 		if [[ $1 == $mg ]] && [[ $2 == $kg || ${2%%/*} == $kg ]]; then
