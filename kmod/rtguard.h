@@ -231,10 +231,10 @@ struct rtg_run {
  * @stoppable: the watchdog stops its runs; otherwise it only reports
  *	the runs it would have stopped (rtguard_stop_policy.c)
  * @stop_ret: what a stopped run returns
- * @no_unwind: the watchdog never unwinds the program's runs: it takes
- *	references the tables do not track, calls a function the verifier did
- *	not describe, or has its own exception callback
- *	(ring buffer dynptrs): the watchdog only fast-executes it
+ * @no_unwind: the watchdog only fast-executes the program's runs: it
+ *	takes references the tables do not track (a helper that acquires on
+ *	some paths only), calls a function the verifier did not describe, or
+ *	has its own exception callback
  * @incomplete: runs that could not record everything
  * @unmatched: releases that matched nothing held
  * @leftover: resources still in the table when a run returned (a release

@@ -14,20 +14,10 @@
 # "N passed, N failed"; exits non-zero on any failure.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/guest-lib.sh"
 
 pass=0
 fail=0
-kernel_reports='WARNING:|BUG:|Oops|INFO:|Call Trace:|Kernel panic|general protection|possible circular|possible recursive|inconsistent lock|suspicious RCU|sleeping function called|UBSAN|KASAN|ODEBUG|list_(add|del) corruption|unreferenced object'
-
-result() {	# result NAME OK [detail]
-	if [ "$2" = 1 ]; then
-		echo "PASS $1"
-		pass=$((pass + 1))
-	else
-		echo "FAIL $1${3:+ ($3)}"
-		fail=$((fail + 1))
-	fi
-}
 
 boot() {	# boot NAME SMP [kernel args]
 	local name=$1 smp=$2 logf=$FOUT/guest-$1.log rc

@@ -24,6 +24,7 @@
 set -uo pipefail
 export LC_ALL=C
 . "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/guest-lib.sh"
 
 groups=${ST_GROUPS:-exceptions,iters,bpf_loop,dynptr,ringbuf,refcounted_kptr,rbtree,linked_list,local_kptr_stash,kptr_xchg_inline,task_kfunc,cgrp_kfunc,cpumask,timer,test_lsm,modify_return,fexit_test,spin_lock,rcu_read_lock,map_kptr,kfunc_call}
 per_boot=${ST_PER_BOOT:-1}
@@ -35,7 +36,6 @@ initrd=$FOUT/selftests-initramfs.cpio.gz
 # rebuilt during the run (another make) does not reach its boots
 kimage=$FOUT/selftests-bzImage
 module=$FOUT/modules/kmod/bpf_rtguard.ko
-kernel_reports='WARNING:|BUG:|Oops|INFO:|Call Trace:|Kernel panic|general protection|possible circular|possible recursive|inconsistent lock|suspicious RCU|sleeping function called|UBSAN|KASAN|ODEBUG|list_(add|del) corruption|unreferenced object'
 
 [ -x "$sto/test_progs" ] || die "no $sto/test_progs; run scripts/build-selftests.sh"
 [ -f "$module" ] || die "no $module; run make module"
@@ -70,14 +70,7 @@ mkinitrd() {
 		-newer "$initrd" 2>/dev/null | head -1)" ]; then
 		return
 	fi
-	rm -rf "$root"
-	mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,etc,mnt,rtg,st}
-	cp /bin/busybox "$root/bin/busybox"
-	for f in $("$root/bin/busybox" --list); do
-		[ -e "$root/bin/$f" ] || ln -s busybox "$root/bin/$f"
-	done
-	mknod -m 600 "$root/dev/console" c 5 1
-	install -m 755 "$TOP/initramfs/init" "$root/init"
+	initramfs_base "$root" mnt st
 	install -m 755 "$TOP/tests/selftests.sh" "$root/rtg/"
 	install -m 644 "$module" "$root/rtg/"
 	install -m 755 "$sto/test_progs" "$root/st/"
@@ -96,21 +89,11 @@ mkinitrd() {
 		mkdir -p "$root$(dirname "$lib")"
 		cp -L "$lib" "$root$lib"
 	done
-	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd"
-	log "$initrd ($(du -h "$initrd" | cut -f1))"
+	initramfs_pack "$root" "$initrd"
 }
 
 pass=0
 fail=0
-result() {	# result NAME OK [detail]
-	if [ "$2" = 1 ]; then
-		echo "PASS $1${3:+ ($3)}"
-		pass=$((pass + 1))
-	else
-		echo "FAIL $1${3:+ ($3)}"
-		fail=$((fail + 1))
-	fi
-}
 
 # --- boots: each takes up to per_boot modes of the queue; a mode that
 # began and did not end crashed the guest (or timed out); the modes after
