@@ -43,6 +43,8 @@ enum rtg_role {
 	RTG_ROLE_MOVE_IN,		/* the result comes out of a bpf_list or rbtree */
 	RTG_ROLE_ITER_NEXT,		/* nothing held; NULL once the run fast-executes */
 	RTG_ROLE_GUARD,			/* nothing held; a place to stop the run */
+	RTG_ROLE_DYNPTR_CLONE,		/* argument 2 becomes a clone of argument 1 */
+	RTG_ROLE_RELEASE_DYNPTR,	/* gives back argument 1, a dynptr, and its clones */
 };
 
 /**
@@ -164,12 +166,27 @@ struct rtg_site {
  * @seen: when the watchdog timer first saw it held (rtg_clock()), 0 before
  *	that; the hooks take no clock, so a hold counts from the first tick
  *	that sees it
+ * @clone_of: for a dynptr clone (@site a bpf_dynptr_clone() call), the
+ *	dynptr its group was reserved in, which a stop gives back
+ *
+ * A dynptr and its clones stand for one ring buffer record, which the
+ * program gives back through any of them: the clones are entries of
+ * their own, so that a release through one is matched, but hold nothing
+ * (rtg_held_is_clone()).
  */
 struct rtg_held {
 	u64 obj;
 	const struct rtg_site *site;
-	u64 seen;
+	union {
+		u64 seen;
+		u64 clone_of;
+	};
 };
+
+static inline bool rtg_held_is_clone(const struct rtg_held *h)
+{
+	return h->site->role == RTG_ROLE_DYNPTR_CLONE;
+}
 
 /**
  * struct rtg_run - one run of a tracked program, in the run's own frame
@@ -465,15 +482,17 @@ static __always_inline struct rtg_run *rtg_current_run(const struct rtg_site *si
 bool rtg_run_compact(struct rtg_run *run);
 
 /**
- * rtg_run_hold() - record that a run holds @obj
+ * rtg_run_push() - add an entry to a run's table
  * @run: the run
- * @site: the acquiring call site
- * @obj: the object, iterator or lock
+ * @site: the call site that made it
+ * @obj: the object, iterator, lock or dynptr clone
+ * @aux: &rtg_held.seen (0) or &rtg_held.clone_of
  *
  * A full table marks the run incomplete instead.
  */
-static __always_inline void rtg_run_hold(struct rtg_run *run,
-					 const struct rtg_site *site, u64 obj)
+static __always_inline void rtg_run_push(struct rtg_run *run,
+					 const struct rtg_site *site, u64 obj,
+					 u64 aux)
 {
 	struct rtg_held *h;
 
@@ -484,10 +503,17 @@ static __always_inline void rtg_run_hold(struct rtg_run *run,
 	h = &run->held[run->count];
 	h->obj = obj;
 	h->site = site;
-	h->seen = 0;
+	h->seen = aux;
 	/* the watchdog timer of this CPU sees the entry before the count */
 	barrier();
 	WRITE_ONCE(run->count, run->count + 1);
+}
+
+/* Record that a run holds @obj, acquired at @site. */
+static __always_inline void rtg_run_hold(struct rtg_run *run,
+					 const struct rtg_site *site, u64 obj)
+{
+	rtg_run_push(run, site, obj, 0);
 }
 
 /**
@@ -510,6 +536,9 @@ static __always_inline void rtg_run_clear(struct rtg_run *run, u32 i)
 }
 
 const struct rtg_site *rtg_run_give_back(struct rtg_run *run, u64 obj);
+void rtg_run_clone(struct rtg_run *run, const struct rtg_site *site, u64 obj,
+		   u64 clone);
+const struct rtg_site *rtg_run_give_back_dynptr(struct rtg_run *run, u64 obj);
 u32 rtg_run_held(const struct rtg_run *run);
 
 /* rtguard_watchdog.c */
@@ -537,6 +566,7 @@ void rtg_stop_policy_show(struct seq_file *m);
 bool rtg_fn_facts_of(const struct bpf_call_info *info, const char *name,
 		     struct rtg_fn_facts *facts, char *stop_release, size_t len);
 const char *rtg_section_end(enum rtg_section section);
+u32 rtg_pairing_vmlinux_kfunc(const char *name);
 int rtg_pairing_init(struct dentry *dir);
 void rtg_pairing_exit(void);
 int rtg_pairing_rebuild(void);

@@ -167,7 +167,7 @@ static void rtg_held_show_task(struct seq_file *m, struct task_struct *t,
 			     copy_from_kernel_nofault(held, &addr->held[i],
 						      min_t(u32, n - i, 8) * sizeof(*h))))
 				break;
-			if (!h->obj || !rtg_site_is_live(h->site))
+			if (!h->obj || !rtg_site_is_live(h->site) || rtg_held_is_clone(h))
 				continue;
 			seq_printf(m, "    obj=%#llx func=%ps release=%s insn=%u",
 				   h->obj, h->site->func,

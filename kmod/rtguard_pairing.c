@@ -40,6 +40,7 @@ struct rtg_kfunc {
 	char name[RTG_NAME_LEN];
 	char ret_type[RTG_NAME_LEN];
 	char arg0_type[RTG_NAME_LEN];
+	u32 btf_id;
 	u32 flags;
 	u8 nr_args;
 };
@@ -113,8 +114,10 @@ static const struct rtg_fn_facts rtg_fn_facts[] = {
 		   .stop_release = "bpf_ringbuf_discard_dynptr",
 		   .stop_helper = BPF_FUNC_ringbuf_discard_dynptr,
 		   .release_args = "dynptr, flags"),
-	RTG_HELPER(ringbuf_submit_dynptr, .role = RTG_ROLE_RELEASE),
-	RTG_HELPER(ringbuf_discard_dynptr, .role = RTG_ROLE_RELEASE),
+	RTG_HELPER(ringbuf_submit_dynptr, .role = RTG_ROLE_RELEASE_DYNPTR),
+	RTG_HELPER(ringbuf_discard_dynptr, .role = RTG_ROLE_RELEASE_DYNPTR),
+	/* the clone stands for the same record: submitting either gives it back */
+	RTG_KFUNC(bpf_dynptr_clone, .role = RTG_ROLE_DYNPTR_CLONE),
 	RTG_HELPER(spin_lock, .role = RTG_ROLE_HOLD_ARG, .what = "spin lock",
 		   .release = "bpf_spin_unlock", .stop_release = "bpf_spin_unlock",
 		   .release_args = "lock"),
@@ -224,6 +227,7 @@ static int rtg_collect_kfunc(const struct bpf_kfunc_walk_entry *e, void *ctx)
 	strscpy(k->name, e->name);
 	strscpy(k->ret_type, e->ret_type);
 	strscpy(k->arg0_type, e->arg0_type);
+	k->btf_id = e->btf_id;
 	k->flags = e->flags;
 	k->nr_args = e->nr_args;
 	return 0;
@@ -378,6 +382,30 @@ int rtg_pairing_rebuild(void)
 	mutex_unlock(&rtg_pairing_lock);
 	rtg_pairing_free(old);
 	return 0;
+}
+
+/**
+ * rtg_pairing_vmlinux_kfunc() - the BTF id of a registered vmlinux kfunc
+ * @name: the kfunc's name
+ *
+ * Return: the id a program's call of it carries before it is rewritten
+ * (BPF_PSEUDO_KFUNC_CALL, off 0), or 0 when there is no such kfunc.
+ */
+u32 rtg_pairing_vmlinux_kfunc(const char *name)
+{
+	u32 i, id = 0;
+
+	mutex_lock(&rtg_pairing_lock);
+	for (i = 0; rtg_pairing && i < rtg_pairing->nr_kfuncs; i++) {
+		const struct rtg_kfunc *k = &rtg_pairing->kfuncs[i];
+
+		if (!strcmp(k->name, name) && !strcmp(k->btf, "vmlinux")) {
+			id = k->btf_id;
+			break;
+		}
+	}
+	mutex_unlock(&rtg_pairing_lock);
+	return id;
 }
 
 /* The derived pair of an acquiring kfunc: its watchdog release, if any. */

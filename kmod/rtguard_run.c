@@ -181,6 +181,32 @@ struct rtg_run *rtg_run_stray(const struct rtg_site *site)
 	return NULL;
 }
 
+/* The newest entry of @run for @obj, or -1. */
+static int rtg_run_find(const struct rtg_run *run, u64 obj)
+{
+	int i = run->count;
+
+	while (i--)
+		if (run->held[i].obj == obj)
+			return i;
+	return -1;
+}
+
+/* A release that matched nothing held (@run's full table may not have it). */
+static const struct rtg_site *rtg_run_unmatched(struct rtg_run *run)
+{
+	if (!run->incomplete)
+		run->unmatched++;
+	return NULL;
+}
+
+/* A stopped run that fast-executes gave something back itself. */
+static void rtg_run_count_fast(struct rtg_run *run)
+{
+	if (unlikely(run->how == RTG_HOW_FAST))
+		run->fast_releases++;
+}
+
 /**
  * rtg_run_give_back() - record that a run gave @obj back
  * @run: the run
@@ -196,21 +222,74 @@ struct rtg_run *rtg_run_stray(const struct rtg_site *site)
  */
 const struct rtg_site *rtg_run_give_back(struct rtg_run *run, u64 obj)
 {
-	u32 i = run->count;
+	int i = rtg_run_find(run, obj);
+	const struct rtg_site *site;
 
-	while (i--) {
-		if (run->held[i].obj == obj) {
-			const struct rtg_site *site = run->held[i].site;
+	if (i < 0)
+		return rtg_run_unmatched(run);
+	site = run->held[i].site;
+	rtg_run_clear(run, i);
+	rtg_run_count_fast(run);
+	return site;
+}
 
+/**
+ * rtg_run_clone() - a dynptr the run holds was cloned
+ * @run: the run
+ * @site: the bpf_dynptr_clone() call
+ * @obj: the dynptr cloned (argument 1)
+ * @clone: the clone (argument 2)
+ *
+ * Called before the call: the verifier makes @clone stand for the same
+ * record whatever the call returns. A dynptr the run does not hold (one
+ * over memory, an skb or xdp buffer) has no clones to follow.
+ */
+void rtg_run_clone(struct rtg_run *run, const struct rtg_site *site, u64 obj,
+		   u64 clone)
+{
+	int i = rtg_run_find(run, obj);
+
+	if (i < 0)
+		return;
+	/* a clone of a clone belongs to the first dynptr's group too */
+	if (rtg_held_is_clone(&run->held[i]))
+		obj = run->held[i].clone_of;
+	rtg_run_push(run, site, clone, obj);
+}
+
+/**
+ * rtg_run_give_back_dynptr() - record that a run gave back a dynptr's record
+ * @run: the run
+ * @obj: the dynptr submitted or discarded, the first of its group or a clone
+ *
+ * Every dynptr of the group stands for the record just given back: all
+ * their entries are cleared.
+ *
+ * Return: the site that reserved the record, or NULL for a release that
+ * matches nothing held (counted as rtg_run_give_back() does).
+ */
+const struct rtg_site *rtg_run_give_back_dynptr(struct rtg_run *run, u64 obj)
+{
+	const struct rtg_site *site = NULL;
+	int i = rtg_run_find(run, obj);
+	u64 first;
+
+	if (i < 0)
+		return rtg_run_unmatched(run);
+	first = rtg_held_is_clone(&run->held[i]) ? run->held[i].clone_of : obj;
+	for (i = run->count - 1; i >= 0; i--) {
+		const struct rtg_held *h = &run->held[i];
+
+		if (!h->obj)
+			continue;
+		if (rtg_held_is_clone(h) ? h->clone_of == first : h->obj == first) {
+			if (!rtg_held_is_clone(h))
+				site = h->site;
 			rtg_run_clear(run, i);
-			if (unlikely(run->how == RTG_HOW_FAST))
-				run->fast_releases++;
-			return site;
 		}
 	}
-	if (!run->incomplete)
-		run->unmatched++;
-	return NULL;
+	rtg_run_count_fast(run);
+	return site;
 }
 
 /**
@@ -238,14 +317,15 @@ bool rtg_run_compact(struct rtg_run *run)
  * rtg_run_held() - how many resources a run holds
  * @run: the run
  *
- * Return: the entries below the top that are not cleared.
+ * Return: the entries below the top that are not cleared, dynptr clones
+ * not counted.
  */
 u32 rtg_run_held(const struct rtg_run *run)
 {
 	u32 i, n = 0;
 
 	for (i = 0; i < run->count; i++)
-		n += !!run->held[i].obj;
+		n += run->held[i].obj && !rtg_held_is_clone(&run->held[i]);
 	return n;
 }
 

@@ -30,9 +30,10 @@
  * @r5: BPF R5
  * @site: the call site
  *
- * Called through rtg_pre_entry() while rtg_slow_calls is set. Stops the
- * current run if the watchdog marked it (and then may not return), and
- * starts the call's record in debug mode.
+ * Called through rtg_pre_entry() while rtg_slow_calls is set, and before
+ * every bpf_dynptr_clone() call. Stops the current run if the watchdog
+ * marked it (and then may not return), follows a clone of a dynptr the
+ * run holds, and starts the call's record in debug mode.
  *
  * Return: a negative value to skip the call (R0 = 0), else the token of
  * the call's record (0 for none), passed to the post hook.
@@ -45,6 +46,11 @@ long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site
 		if (run && rtg_run_prog(run) == site->tprog && unlikely(READ_ONCE(run->stop)) &&
 		    rtg_watchdog_stop(run, site) < 0)
 			return -1;
+		if (site->role == RTG_ROLE_DYNPTR_CLONE) {
+			run = rtg_current_run(site);
+			if (run)
+				rtg_run_clone(run, site, r1, r2);
+		}
 	}
 	if ((site->flags & RTG_SITE_TRACE) && trace_rtg_call_enabled())
 		return rtg_trace_begin(site, r1, r2, r3, r4, r5);
@@ -158,6 +164,32 @@ static u64 rtg_release_post(u64 r0, u64 saved, u64 token,
 		}
 	}
 	return rtg_release_post_slow(r0, saved, token, site);
+}
+
+/**
+ * rtg_release_dynptr_post() - forget a dynptr's record, given back
+ * @r0: the result
+ * @saved: BPF R1 before the call, the dynptr submitted or discarded
+ * @token: the pre hook's token
+ * @site: the call site
+ *
+ * The record was reserved in one dynptr and may be given back through
+ * any clone of it: never popped in line, so that the whole group goes.
+ *
+ * Return: @r0.
+ */
+static u64 rtg_release_dynptr_post(u64 r0, u64 saved, u64 token,
+				   const struct rtg_site *site)
+{
+	struct rtg_run *run = rtg_current_run(site);
+
+	if (run) {
+		const struct rtg_site *acquired = rtg_run_give_back_dynptr(run, saved);
+
+		if (trace_rtg_release_enabled())
+			trace_rtg_release(site, saved, acquired);
+	}
+	return rtg_post_done(r0, token, site);
 }
 
 /**
@@ -348,20 +380,32 @@ static const struct {
 	[RTG_ROLE_MOVE_IN] = { rtg_move_in_post, false, false, false },
 	[RTG_ROLE_ITER_NEXT] = { NULL, false, false, false },
 	[RTG_ROLE_GUARD] = { NULL, false, false, false },
+	/* the pre hook follows the clone, before the call */
+	[RTG_ROLE_DYNPTR_CLONE] = { NULL, false, false, false },
+	[RTG_ROLE_RELEASE_DYNPTR] = { rtg_release_dynptr_post, true, true, true },
 };
 
-static bool rtg_prog_calls_out(const struct bpf_prog *prog)
+/*
+ * The helper and kfunc calls of a program, as verified (kfunc calls not
+ * yet rewritten); @clones is set to those of bpf_dynptr_clone().
+ */
+static u32 rtg_prog_calls(const struct bpf_prog *prog, u32 *clones)
 {
-	u32 i;
+	u32 clone_id = rtg_pairing_vmlinux_kfunc("bpf_dynptr_clone");
+	u32 i, n = 0;
 
+	*clones = 0;
 	for (i = 0; i < prog->len; i++) {
 		const struct bpf_insn *insn = &prog->insnsi[i];
 
-		if (insn->code == (BPF_JMP | BPF_CALL) &&
-		    insn->src_reg != BPF_PSEUDO_CALL)
-			return true;
+		if (insn->code != (BPF_JMP | BPF_CALL) || insn->src_reg == BPF_PSEUDO_CALL)
+			continue;
+		n++;
+		if (insn->src_reg == BPF_PSEUDO_KFUNC_CALL && !insn->off &&
+		    clone_id && insn->imm == clone_id)
+			(*clones)++;
 	}
-	return false;
+	return n;
 }
 
 /**
@@ -383,9 +427,18 @@ static bool rtg_prog_calls_out(const struct bpf_prog *prog)
 u32 rtg_track_prog_verified(struct bpf_prog *prog, bool capable,
 			    const struct bpf_retval_range *retval)
 {
-	if (!READ_ONCE(rtg_track) || !capable || !rtg_prog_calls_out(prog))
+	u32 clones;
+
+	if (!READ_ONCE(rtg_track) || !capable || !rtg_prog_calls(prog, &clones))
 		return 0;
-	prog->aux->call_hook_run_size = rtg_run_size(prog->aux->max_acquired_refs);
+	/*
+	 * A dynptr clone shares the reference of the dynptr it clones, which
+	 * the verifier counts once, but has an entry of its own: one for
+	 * each clone call, which writes a stack slot at a constant offset
+	 * of its frame that the verifier lets nothing overwrite while the
+	 * clone is live. A run that still holds more is incomplete.
+	 */
+	prog->aux->call_hook_run_size = rtg_run_size(prog->aux->max_acquired_refs + clones);
 	return BPF_CALL_HOOK_RUNS | BPF_CALL_HOOK_UNWIND | BPF_CALL_HOOK_KEEP_XCHG |
 	       rtg_stop_policy_verified(prog, retval);
 }
@@ -429,7 +482,9 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 		site->obj_off = info->ret_off;
 
 	hook->pre = rtg_pre_entry;
-	hook->pre_flag = (const u32 *)&rtg_slow_calls;
+	/* a clone is followed on every run, a stop only while one is pending */
+	if (site->role != RTG_ROLE_DYNPTR_CLONE)
+		hook->pre_flag = (const u32 *)&rtg_slow_calls;
 	/*
 	 * Fast-execute skips a call whose result the verifier saw as
 	 * possibly NULL, but never one that takes an argument from the

@@ -83,9 +83,12 @@ static bool rtg_can_release_all(struct rtg_prog *tp, const struct rtg_run *run)
 {
 	int i;
 
-	for (i = 0; i < run->count; i++)
-		if (run->held[i].obj && !rtg_release_entry(tp, &run->held[i]))
+	for (i = 0; i < run->count; i++) {
+		const struct rtg_held *h = &run->held[i];
+
+		if (h->obj && !rtg_held_is_clone(h) && !rtg_release_entry(tp, h))
 			return false;
+	}
 	for (i = 0; i < RTG_NR_SECTIONS; i++)
 		if (run->sections[i] && !rtg_section_end_entry(tp, i))
 			return false;
@@ -110,7 +113,8 @@ static void rtg_release_all(void *arg)
 		rtg_release_fn_t fn;
 
 		WRITE_ONCE(run->count, i + 1);
-		if (!h->obj)
+		/* a dynptr clone goes with the record of its group */
+		if (!h->obj || rtg_held_is_clone(h))
 			continue;
 		fn = rtg_release_entry(tp, h);
 		/* the object, and flags 0 for a ring buffer record */
@@ -215,14 +219,14 @@ static void rtg_watchdog_check(u64 runtime, u64 hold)
 		if (runtime && now - run->start > runtime)
 			reason = RTG_STOP_RUNTIME;
 		/*
-		 * After a release that matched nothing (a ring buffer record
-		 * submitted through a dynptr clone), an entry may stand for
-		 * something already given back: holds are not judged.
+		 * After a release that matched nothing, an entry may stand
+		 * for something already given back: holds are not judged.
 		 */
 		for (j = 0; hold && !run->unmatched && j < run->count; j++) {
 			struct rtg_held *h = &run->held[j];
 
-			if (!h->obj)
+			/* a clone's group is judged by its first dynptr */
+			if (!h->obj || rtg_held_is_clone(h))
 				continue;
 			/* a hold counts from the first tick that sees it */
 			if (!h->seen) {

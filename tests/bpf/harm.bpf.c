@@ -315,7 +315,7 @@ r0:
 	return 0;
 }
 
-/* ---- a ring buffer record submitted through a dynptr clone ---- */
+/* ---- ring buffer records given back through dynptr clones ---- */
 
 extern int bpf_dynptr_clone(const struct bpf_dynptr *ptr, struct bpf_dynptr *clone__init) __ksym;
 
@@ -324,27 +324,123 @@ struct {
 	__uint(max_entries, 4096);
 } clone_rb SEC(".maps");
 
+/* calls, with nothing held but the loop's iterators */
+static __always_inline void busy(int n)
+{
+	int i, j;
+
+	bpf_for(i, 0, n)
+		bpf_for(j, 0, 1000)
+			sum += bpf_get_prandom_u32() & 1;
+}
+
 /*
- * The clone's submit matches nothing in the run's table, which still
- * holds the original: the table is no longer the truth, so a stop must
- * not discard the original (the record was committed already).
+ * The record is submitted through a clone: the release matches the
+ * group, the table is still the truth, and the stop unwinds what is
+ * left (the loop's iterators), never the record again.
  */
 SEC("syscall")
 int harm_dynptr_clone(void *ctx)
 {
 	struct bpf_dynptr ptr, clone;
-	int i, j;
 
-	if (bpf_ringbuf_reserve_dynptr(&clone_rb, 2048, 0, &ptr)) {
+	if (bpf_ringbuf_reserve_dynptr(&clone_rb, 1024, 0, &ptr)) {
 		bpf_ringbuf_discard_dynptr(&ptr, 0);
 		return 1;
 	}
 	bpf_dynptr_clone(&ptr, &clone);
 	bpf_ringbuf_submit_dynptr(&clone, 0);
-	bpf_for(i, 0, outer)
-		bpf_for(j, 0, 1000)
-			sum += bpf_get_prandom_u32() & 1;
+	busy(outer);
 	return 0;
 }
 
+/* Stopped while a record and two generations of clones are held. */
+SEC("syscall")
+int harm_clone_held(void *ctx)
+{
+	struct bpf_dynptr ptr, clone, clone2;
+
+	if (bpf_ringbuf_reserve_dynptr(&clone_rb, 1024, 0, &ptr)) {
+		bpf_ringbuf_discard_dynptr(&ptr, 0);
+		return 1;
+	}
+	bpf_dynptr_clone(&ptr, &clone);
+	bpf_dynptr_clone(&clone, &clone2);
+	busy(outer);
+	bpf_ringbuf_submit_dynptr(&clone2, 0);
+	return 0;
+}
+
+/*
+ * After a record given back through a clone, a second record held for
+ * long is still judged by hold_limit_us: the stop discards it alone.
+ */
+SEC("syscall")
+int harm_clone_hold(void *ctx)
+{
+	struct bpf_dynptr a, clone, b;
+
+	if (bpf_ringbuf_reserve_dynptr(&clone_rb, 1024, 0, &a)) {
+		bpf_ringbuf_discard_dynptr(&a, 0);
+		return 1;
+	}
+	bpf_dynptr_clone(&a, &clone);
+	bpf_ringbuf_submit_dynptr(&clone, 0);
+	if (bpf_ringbuf_reserve_dynptr(&clone_rb, 1024, 0, &b)) {
+		bpf_ringbuf_discard_dynptr(&b, 0);
+		return 1;
+	}
+	busy(outer);
+	bpf_ringbuf_submit_dynptr(&b, 0);
+	return 0;
+}
+
+/* A failed reservation's dynptr, cloned and discarded through the clone. */
+SEC("syscall")
+int harm_clone_null(void *ctx)
+{
+	struct bpf_dynptr ptr, clone;
+	int failed;
+
+	/* larger than the ring buffer: the dynptr is NULL, still to give back */
+	failed = bpf_ringbuf_reserve_dynptr(&clone_rb, 8192, 0, &ptr);
+	bpf_dynptr_clone(&ptr, &clone);
+	bpf_ringbuf_discard_dynptr(&clone, 0);
+	busy(outer);
+	return failed ? 0 : 1;
+}
+
 RINGBUF_FITS_PROG(harm_clone_fits, clone_rb)
+
+/* ---- stress: records given back through any member of a clone group ---- */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} stress_rb SEC(".maps");
+
+__u64 stress_submits;
+
+SEC("syscall")
+int harm_clone_stress(void *ctx)
+{
+	struct bpf_dynptr ptr, c1, c2;
+	__u32 r = bpf_get_prandom_u32();
+	bool ok;
+
+	ok = !bpf_ringbuf_reserve_dynptr(&stress_rb, 8, 0, &ptr);
+	bpf_dynptr_clone(&ptr, &c1);
+	bpf_dynptr_clone(&c1, &c2);
+	busy(r % outer);
+	if (r & 1)
+		bpf_ringbuf_submit_dynptr(&c1, 0);
+	else if (r & 2)
+		bpf_ringbuf_submit_dynptr(&c2, 0);
+	else
+		bpf_ringbuf_submit_dynptr(&ptr, 0);
+	/* no call between the submit and the count: no stop either */
+	if (ok)
+		__sync_fetch_and_add(&stress_submits, 1);
+	busy(outer);
+	return 0;
+}
