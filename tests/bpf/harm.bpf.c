@@ -197,6 +197,20 @@ int harm_reuseport_pick(struct __sk_buff *skb)
 	return bpf_get_prandom_u32() & 1;
 }
 
+/* cls_bpf without direct action reads the result as a class id */
+SEC("tc")
+int harm_classid(struct __sk_buff *skb)
+{
+	return bpf_get_prandom_u32() & 1 ? 0x10001 : 0;
+}
+
+SEC("tc")
+int harm_tc_verdict(struct __sk_buff *skb)
+{
+	sum += bpf_get_prandom_u32();
+	return 0;	/* TC_ACT_OK */
+}
+
 /* ---- more references than a run's table holds ---- */
 
 /*

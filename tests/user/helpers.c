@@ -9,6 +9,11 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <linux/if_ether.h>
+#include <linux/netlink.h>
+#include <linux/pkt_cls.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
 #include <sys/klog.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -281,4 +286,60 @@ int ringbuf_count_record(void *ctx, void *data, size_t size)
 {
 	(*(long *)ctx)++;
 	return 0;
+}
+
+struct tc_request {
+	struct nlmsghdr n;
+	struct tcmsg t;
+	char attrs[256];
+};
+
+static struct rtattr *nl_put(struct tc_request *req, unsigned short type,
+			     const void *data, size_t len)
+{
+	struct rtattr *a = (void *)((char *)req + NLMSG_ALIGN(req->n.nlmsg_len));
+
+	a->rta_type = type;
+	a->rta_len = RTA_LENGTH(len);
+	if (len)
+		memcpy(RTA_DATA(a), data, len);
+	req->n.nlmsg_len = NLMSG_ALIGN(req->n.nlmsg_len) + RTA_ALIGN(a->rta_len);
+	return a;
+}
+
+int tc_attach_cls_bpf(int ifindex, int prog_fd, int prio, bool direct_action)
+{
+	struct tc_request req = {
+		.n.nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg)),
+		.n.nlmsg_type = RTM_NEWTFILTER,
+		.n.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL,
+		.t.tcm_family = AF_UNSPEC,
+		.t.tcm_ifindex = ifindex,
+		.t.tcm_handle = 1,
+		.t.tcm_parent = TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS),
+		.t.tcm_info = TC_H_MAKE(prio << 16, htons(ETH_P_ALL)),
+	};
+	__u32 fd = prog_fd, flags = direct_action ? TCA_BPF_FLAG_ACT_DIRECT : 0;
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct { struct nlmsghdr n; struct nlmsgerr e; } ack;
+	struct rtattr *opts;
+	int sk, err;
+
+	nl_put(&req, TCA_KIND, "bpf", 4);
+	opts = nl_put(&req, TCA_OPTIONS, NULL, 0);
+	nl_put(&req, TCA_BPF_FD, &fd, sizeof(fd));
+	nl_put(&req, TCA_BPF_NAME, "rtgtest", 8);
+	nl_put(&req, TCA_BPF_FLAGS, &flags, sizeof(flags));
+	opts->rta_len = (char *)&req + req.n.nlmsg_len - (char *)opts;
+
+	sk = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (sk < 0)
+		return -errno;
+	if (sendto(sk, &req, req.n.nlmsg_len, 0, (void *)&sa, sizeof(sa)) < 0 ||
+	    recv(sk, &ack, sizeof(ack), 0) < 0)
+		err = -errno;
+	else
+		err = ack.n.nlmsg_type == NLMSG_ERROR ? ack.e.error : -EPROTO;
+	close(sk);
+	return err;
 }

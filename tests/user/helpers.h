@@ -66,6 +66,12 @@ int listen_loopback(uint16_t *port);
 int trace_event_enable(const char *event, bool on);
 int trace_clear(void);
 
+/*
+ * A cls_bpf filter of @prog_fd at @prio on @ifindex's clsact ingress
+ * (which must exist), with or without direct action: 0 or -errno.
+ */
+int tc_attach_cls_bpf(int ifindex, int prog_fd, int prio, bool direct_action);
+
 /* A ring_buffer__new() callback that counts records in the long at ctx. */
 int ringbuf_count_record(void *ctx, void *data, size_t size);
 

@@ -300,6 +300,42 @@ void test_harm_table_cap(void)
  * again.
  */
 /*
+ * cls_bpf without direct action reads a program's result as a class id
+ * (patch 8 marks it when attached): such a program is stoppable until it
+ * is attached that way, then not. One attached with direct action, on
+ * the same hook, stays stoppable.
+ */
+WITH_MODULE(test_harm_cls_bpf_classid, "track=1 watchdog_ms=100");
+void test_harm_cls_bpf_classid(void)
+{
+	struct harm_bpf *skel = harm_load("harm_classid,harm_tc_verdict");
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = 1, .attach_point = BPF_TC_INGRESS);
+	struct bpf_program *classid, *verdict;
+	static struct rtg_held h;
+
+	if (!skel)
+		return;
+	classid = skel->progs.harm_classid;
+	verdict = skel->progs.harm_tc_verdict;
+	if (ASSERT_OK(held_find(prog_id_of(classid), &h), "harm_classid in held"))
+		ASSERT_EQ(h.stoppable, 1, "harm_classid stoppable before it is attached");
+	if (!ASSERT_OK(bpf_tc_hook_create(&hook), "clsact on lo"))
+		goto out;
+	ASSERT_OK(tc_attach_cls_bpf(1, bpf_program__fd(verdict), 1, true),
+		  "attach harm_tc_verdict with direct action");
+	ASSERT_OK(tc_attach_cls_bpf(1, bpf_program__fd(classid), 2, false),
+		  "attach harm_classid without direct action");
+	if (ASSERT_OK(held_find(prog_id_of(classid), &h), "harm_classid in held"))
+		ASSERT_EQ(h.stoppable, 0, "harm_classid stoppable once its result is a class id");
+	if (ASSERT_OK(held_find(prog_id_of(verdict), &h), "harm_tc_verdict in held"))
+		ASSERT_EQ(h.stoppable, 1, "harm_tc_verdict stoppable with direct action");
+	hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+	ASSERT_OK(bpf_tc_hook_destroy(&hook), "remove clsact");
+out:
+	harm_bpf__destroy(skel);
+}
+
+/*
  * A dynptr and its clones stand for one ring buffer record, given back
  * through any of them (harm.bpf.c): each release matches the group, so
  * the table stays the truth, and a stop discards what is still reserved,
