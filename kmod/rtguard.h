@@ -97,6 +97,7 @@ enum rtg_stop_how {
 	RTG_HOW_UNWOUND,	/* released by the watchdog, program left */
 	RTG_HOW_FAST,		/* fast-executed: the program released what it held */
 	RTG_HOW_REPORTED,	/* not stoppable: reported, left to run */
+	RTG_HOW_LOOP,		/* its main function's may_goto loops were ended */
 };
 
 /* Sections a run can be in, counted rather than held */
@@ -428,7 +429,7 @@ struct rtg_call_rec {
 };
 
 u32 rtg_trace_new_id(void);
-void rtg_trace_flush_this_cpu(void);
+void rtg_trace_exit(void);
 void rtg_trace_flush_all(void);
 long rtg_trace_begin(const struct rtg_site *site, u64 r1, u64 r2, u64 r3,
 		     u64 r4, u64 r5);
@@ -544,7 +545,8 @@ u32 rtg_run_held(const struct rtg_run *run);
 /* rtguard_watchdog.c */
 long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site);
 u64 rtg_watchdog_run_exit(struct rtg_run *run, u64 ret);
-void rtg_watchdog_stats(u64 *ticks, u64 *ns);
+void rtg_watchdog_stats(u64 *ticks, u64 *ns, u64 *wakeups);
+void rtg_watchdog_limits_changed(void);
 int rtg_watchdog_init(void);
 void rtg_watchdog_exit(void);
 

@@ -225,10 +225,11 @@ DEFINE_SHOW_ATTRIBUTE(rtg_held);
 /* Counters that belong to no program, "name: value" each. */
 static int rtg_stats_show(struct seq_file *m, void *v)
 {
-	u64 ticks, ns;
+	u64 ticks, ns, wakeups;
 
-	rtg_watchdog_stats(&ticks, &ns);
-	seq_printf(m, "watchdog_ticks: %llu\nwatchdog_tick_ns: %llu\n", ticks, ns);
+	rtg_watchdog_stats(&ticks, &ns, &wakeups);
+	seq_printf(m, "watchdog_ticks: %llu\nwatchdog_tick_ns: %llu\nwatchdog_wakeups: %llu\n",
+		   ticks, ns, wakeups);
 	seq_printf(m, "slow_calls: %d\ntrace_lost: %llu\ntsc_khz: %u\n",
 		   atomic_read(&rtg_slow_calls), rtg_trace_lost(), tsc_khz);
 	return 0;

@@ -39,13 +39,31 @@ module_param_cb(track, &rtg_bool_ops, &rtg_track, 0644);
 MODULE_PARM_DESC(track,
 		 "Track what each run of programs JIT compiled while set holds: acquire and release calls are hooked (default: off)");
 
+/* a watchdog limit: the timers run only while one is set */
+static int rtg_param_set_limit(const char *val, const struct kernel_param *kp)
+{
+	int err = param_set_uint(val, kp);
+
+	if (err)
+		pr_warn_ratelimited("%s: '%.*s' is not a number\n",
+				    kp->name, (int)strcspn(val, "\n"), val);
+	else
+		rtg_watchdog_limits_changed();
+	return err;
+}
+
+static const struct kernel_param_ops rtg_limit_ops = {
+	.set = rtg_param_set_limit,
+	.get = param_get_uint,
+};
+
 unsigned int rtg_watchdog_ms;
-module_param_named(watchdog_ms, rtg_watchdog_ms, uint, 0644);
+module_param_cb(watchdog_ms, &rtg_limit_ops, &rtg_watchdog_ms, 0644);
 MODULE_PARM_DESC(watchdog_ms,
 		 "Stop a tracked run that has held resources for longer than this many ms (0: off)");
 
 unsigned int rtg_hold_limit_us;
-module_param_named(hold_limit_us, rtg_hold_limit_us, uint, 0644);
+module_param_cb(hold_limit_us, &rtg_limit_ops, &rtg_hold_limit_us, 0644);
 MODULE_PARM_DESC(hold_limit_us,
 		 "Stop a tracked run that holds one resource for longer than this many us (0: off)");
 
@@ -129,6 +147,7 @@ static void __exit rtg_exit(void)
 {
 	bpf_call_hook_unregister(&rtg_call_hook_ops);
 	rtg_watchdog_exit();
+	rtg_trace_exit();
 	rtg_pairing_exit();
 	rtg_debugfs_exit();
 }

@@ -17,6 +17,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/irq_work.h>
+
 #include "rtguard.h"
 
 /*
@@ -39,8 +41,10 @@ static DEFINE_PER_CPU(struct rtg_trace_cpu, rtg_trace_cpu);
  * hooks do. Whoever takes busy first on the CPU (0 -> 1: one instruction,
  * so interrupts see it taken or not) owns the batch; a writer that finds
  * it taken (it interrupted the owner) writes its call alone. The batch
- * is written when full, by the CPU's watchdog tick, and when a reader
- * asks (rtg_trace_flush_all()).
+ * is written when full, by a lazy irq_work its first call queues (run
+ * at the CPU's next tick, or at once on a CPU whose tick is stopped), and
+ * when a reader asks (rtg_trace_flush_all()). A CPU that traces nothing
+ * is never woken.
  */
 struct rtg_trace_batch {
 	u32 busy;
@@ -143,18 +147,29 @@ static void rtg_trace_write(struct rtg_trace_batch *b)
 	b->n = 0;
 }
 
-/**
- * rtg_trace_flush_this_cpu() - write this CPU's waiting calls
- *
- * Called with preemption off (the watchdog tick, a reader's IPI); does
- * nothing when it interrupted the batch's owner, which writes it later.
+/*
+ * Write this CPU's waiting calls. Called with preemption off; does
+ * nothing, and returns false, when it interrupted the batch's owner.
  */
-void rtg_trace_flush_this_cpu(void)
+static bool rtg_trace_flush_this_cpu(void)
 {
-	if (this_cpu_inc_return(rtg_trace_batch.busy) == 1)
+	bool owner = this_cpu_inc_return(rtg_trace_batch.busy) == 1;
+
+	if (owner)
 		rtg_trace_write(this_cpu_ptr(&rtg_trace_batch));
 	this_cpu_dec(rtg_trace_batch.busy);
+	return owner;
 }
+
+static void rtg_trace_flush_work_fn(struct irq_work *work)
+{
+	/* the owner it interrupted writes nothing more: try the next tick */
+	if (!rtg_trace_flush_this_cpu())
+		irq_work_queue(work);
+}
+
+static DEFINE_PER_CPU(struct irq_work, rtg_trace_flush_work) =
+	IRQ_WORK_INIT_LAZY(rtg_trace_flush_work_fn);
 
 static void rtg_trace_flush_ipi(void *unused)
 {
@@ -208,8 +223,21 @@ void rtg_trace_end(long token, const struct rtg_site *site, u64 ret)
 		trace_rtg_call(r, 1, rtg_clock());
 	else if (++b->n == RTG_TRACE_BATCH)
 		rtg_trace_write(b);
+	else if (b->n == 1)
+		irq_work_queue(this_cpu_ptr(&rtg_trace_flush_work));
 	this_cpu_dec(rtg_trace_batch.busy);
 	preempt_enable_notrace();
+}
+
+/**
+ * rtg_trace_exit() - wait for the flushes still queued, at module exit
+ */
+void rtg_trace_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		irq_work_sync(per_cpu_ptr(&rtg_trace_flush_work, cpu));
 }
 
 /**

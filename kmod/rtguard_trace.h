@@ -98,6 +98,7 @@ TRACE_DEFINE_ENUM(RTG_HOW_NONE);
 TRACE_DEFINE_ENUM(RTG_HOW_UNWOUND);
 TRACE_DEFINE_ENUM(RTG_HOW_FAST);
 TRACE_DEFINE_ENUM(RTG_HOW_REPORTED);
+TRACE_DEFINE_ENUM(RTG_HOW_LOOP);
 
 /* The watchdog stopped a run: why, after how long, how, what was released. */
 TRACE_EVENT(rtg_stop,
@@ -133,7 +134,8 @@ TRACE_EVENT(rtg_stop,
 				   { RTG_HOW_NONE, "none" },
 				   { RTG_HOW_UNWOUND, "unwound" },
 				   { RTG_HOW_FAST, "fast" },
-				   { RTG_HOW_REPORTED, "reported" }))
+				   { RTG_HOW_REPORTED, "reported" },
+				   { RTG_HOW_LOOP, "loop" }))
 );
 
 #endif /* _RTGUARD_TRACE_H */

@@ -35,6 +35,7 @@
 #include <linux/bpf_call_hook.h>
 #include <linux/cpuhotplug.h>
 #include <linux/hrtimer.h>
+#include <linux/mutex.h>
 #include <linux/pkt_cls.h>
 #include <linux/sched/clock.h>
 #include <uapi/linux/bpf.h>
@@ -43,10 +44,14 @@
 #include "rtguard_trace.h"
 
 static DEFINE_PER_CPU(struct hrtimer, rtg_watchdog_timer);
-/* armed ticks and the time they took, for the benchmark */
+/* armed ticks and the time they took, for the benchmark; every expiry */
 static DEFINE_PER_CPU(u64, rtg_watchdog_ticks);
 static DEFINE_PER_CPU(u64, rtg_watchdog_tick_ns);
+static DEFINE_PER_CPU(u64, rtg_watchdog_wakeups);
 static enum cpuhp_state rtg_watchdog_cpuhp;
+/* serialises starting the timers with the module's init and exit */
+static DEFINE_MUTEX(rtg_watchdog_lock);
+static bool rtg_watchdog_ready;	/* the timers are initialised */
 
 typedef u64 (*rtg_release_fn_t)(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
 
@@ -61,6 +66,7 @@ static const char *const rtg_hows[] = {
 	[RTG_HOW_UNWOUND] = "released and unwound",
 	[RTG_HOW_FAST] = "fast-executed, released by the program",
 	[RTG_HOW_REPORTED] = "not stoppable (program or attach type), reported only",
+	[RTG_HOW_LOOP] = "loop ended at a may_goto, left by the program",
 };
 
 /* The entry that gives back what @h holds, if the program has one. */
@@ -154,7 +160,8 @@ long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site)
 		run->how = RTG_HOW_REPORTED;
 		return 0;
 	}
-	if (run->how == RTG_HOW_NONE) {
+	/* the first hooked call since the mark, a loop ended or not */
+	if (run->how == RTG_HOW_NONE || run->how == RTG_HOW_LOOP) {
 		/* only a table that is the truth is released by the watchdog */
 		if (!run->incomplete && !run->unmatched && !tp->no_unwind &&
 		    rtg_can_release_all(tp, run)) {
@@ -204,6 +211,30 @@ u64 rtg_watchdog_run_exit(struct rtg_run *run, u64 ret)
 	return tp->stop_ret;
 }
 
+/*
+ * A marked run may be in a loop with no call, where no hook sees its
+ * mark: end the may_goto loops of its main function (again at each tick,
+ * in case the write landed between a may_goto's load and store of the
+ * counter). The program leaves them on a path the verifier checked.
+ */
+static void rtg_watchdog_end_loops(struct rtg_run *run)
+{
+	struct rtg_prog *tp = rtg_run_prog(run);
+	u64 *counter;
+
+	if (run->how == RTG_HOW_REPORTED || run->how == RTG_HOW_UNWOUND ||
+	    !rtg_stop_policy_stoppable(tp))
+		return;
+	counter = bpf_call_hook_may_goto(tp->main, (struct bpf_call_hook_run *)run);
+	if (!counter)
+		return;
+	WRITE_ONCE(*counter, 0);
+	if (run->how == RTG_HOW_NONE) {
+		run->fast_releases = 0;
+		run->how = RTG_HOW_LOOP;
+	}
+}
+
 /* Mark the runs of the interrupted task that overran (limits in cycles). */
 static void rtg_watchdog_check(u64 runtime, u64 hold)
 {
@@ -214,8 +245,10 @@ static void rtg_watchdog_check(u64 runtime, u64 hold)
 	for (run = READ_ONCE(current->bpf_hook_run); run; run = run->prev) {
 		u8 reason = RTG_STOP_NONE;
 
-		if (run->stop)
+		if (run->stop) {
+			rtg_watchdog_end_loops(run);
 			continue;
+		}
 		if (runtime && now - run->start > runtime)
 			reason = RTG_STOP_RUNTIME;
 		/*
@@ -240,33 +273,66 @@ static void rtg_watchdog_check(u64 runtime, u64 hold)
 		if (reason) {
 			WRITE_ONCE(run->stop, reason);
 			atomic_inc(&rtg_slow_calls);
+			rtg_watchdog_end_loops(run);
 		}
 	}
+}
+
+static bool rtg_watchdog_armed(void)
+{
+	return READ_ONCE(rtg_watchdog_ms) || READ_ONCE(rtg_hold_limit_us);
 }
 
 /*
  * A timer, not a thread: runaway programs may keep every CPU busy in
  * kernel code that does not schedule, and the timer still interrupts them.
+ * It runs only while a limit is set, and stops on its first expiry after
+ * both are off: a CPU is never woken for nothing to watch.
  */
 static enum hrtimer_restart rtg_watchdog_fn(struct hrtimer *timer)
 {
 	u32 ms = READ_ONCE(rtg_watchdog_ms), us = READ_ONCE(rtg_hold_limit_us);
+	u64 t0;
 
-	if (ms || us) {
-		u64 t0 = local_clock();
-
-		/* cycles = ns * kHz / 10^6 */
-		rtg_watchdog_check(mul_u64_u32_div((u64)ms * NSEC_PER_MSEC, tsc_khz, USEC_PER_SEC),
-				   mul_u64_u32_div((u64)us * NSEC_PER_USEC, tsc_khz, USEC_PER_SEC));
-		__this_cpu_inc(rtg_watchdog_ticks);
-		__this_cpu_add(rtg_watchdog_tick_ns, local_clock() - t0);
-	}
-	/* debug-mode calls waiting on this CPU reach the trace buffer */
-	if (trace_rtg_call_enabled())
-		rtg_trace_flush_this_cpu();
-	/* 1 ms resolution while armed, idle otherwise (CLOCK_MONOTONIC) */
-	hrtimer_forward(timer, ktime_get(), ms || us ? ms_to_ktime(1) : ms_to_ktime(50));
+	__this_cpu_inc(rtg_watchdog_wakeups);
+	if (!ms && !us)
+		return HRTIMER_NORESTART;
+	t0 = local_clock();
+	/* cycles = ns * kHz / 10^6 */
+	rtg_watchdog_check(mul_u64_u32_div((u64)ms * NSEC_PER_MSEC, tsc_khz, USEC_PER_SEC),
+			   mul_u64_u32_div((u64)us * NSEC_PER_USEC, tsc_khz, USEC_PER_SEC));
+	__this_cpu_inc(rtg_watchdog_ticks);
+	__this_cpu_add(rtg_watchdog_tick_ns, local_clock() - t0);
+	/* 1 ms resolution (CLOCK_MONOTONIC) */
+	hrtimer_forward(timer, ktime_get(), ms_to_ktime(1));
 	return HRTIMER_RESTART;
+}
+
+/* Start this CPU's timer if a limit is set and it is not running. */
+static void rtg_watchdog_kick(void *unused)
+{
+	struct hrtimer *timer = this_cpu_ptr(&rtg_watchdog_timer);
+
+	/* an expiry on this CPU never runs while this does */
+	if (rtg_watchdog_armed() && !hrtimer_active(timer))
+		hrtimer_start(timer, ms_to_ktime(1), HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/**
+ * rtg_watchdog_limits_changed() - watchdog_ms or hold_limit_us was written
+ *
+ * Starts the timers of the online CPUs when a limit is now set; they stop
+ * on their own once both are off.
+ */
+void rtg_watchdog_limits_changed(void)
+{
+	mutex_lock(&rtg_watchdog_lock);
+	if (rtg_watchdog_ready && rtg_watchdog_armed()) {
+		cpus_read_lock();
+		on_each_cpu(rtg_watchdog_kick, NULL, 1);
+		cpus_read_unlock();
+	}
+	mutex_unlock(&rtg_watchdog_lock);
 }
 
 static int rtg_watchdog_cpu_online(unsigned int cpu)
@@ -275,7 +341,7 @@ static int rtg_watchdog_cpu_online(unsigned int cpu)
 
 	hrtimer_init(timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 	timer->function = rtg_watchdog_fn;
-	hrtimer_start(timer, ms_to_ktime(1), HRTIMER_MODE_REL_PINNED_HARD);
+	rtg_watchdog_kick(NULL);
 	return 0;
 }
 
@@ -286,24 +352,29 @@ static int rtg_watchdog_cpu_offline(unsigned int cpu)
 }
 
 /**
- * rtg_watchdog_stats() - armed watchdog ticks so far, on all CPUs
- * @ticks: set to their number
+ * rtg_watchdog_stats() - watchdog timer expiries so far, on all CPUs
+ * @ticks: set to the number of armed ticks
  * @ns: set to the time they took, in ns
+ * @wakeups: set to the number of expiries, armed or not
  */
-void rtg_watchdog_stats(u64 *ticks, u64 *ns)
+void rtg_watchdog_stats(u64 *ticks, u64 *ns, u64 *wakeups)
 {
 	int cpu;
 
 	*ticks = 0;
 	*ns = 0;
+	*wakeups = 0;
 	for_each_possible_cpu(cpu) {
 		*ticks += per_cpu(rtg_watchdog_ticks, cpu);
 		*ns += per_cpu(rtg_watchdog_tick_ns, cpu);
+		*wakeups += per_cpu(rtg_watchdog_wakeups, cpu);
 	}
 }
 
 /**
- * rtg_watchdog_init() - start the watchdog timer on every online CPU
+ * rtg_watchdog_init() - set up the watchdog timer of every CPU
+ *
+ * The timers run while a limit is set (rtg_watchdog_limits_changed()).
  *
  * Return: 0, or a negative errno.
  */
@@ -316,6 +387,11 @@ int rtg_watchdog_init(void)
 	if (ret < 0)
 		return ret;
 	rtg_watchdog_cpuhp = ret;
+	mutex_lock(&rtg_watchdog_lock);
+	rtg_watchdog_ready = true;
+	mutex_unlock(&rtg_watchdog_lock);
+	/* a limit written while the CPUs were set up */
+	rtg_watchdog_limits_changed();
 	return 0;
 }
 
@@ -324,5 +400,9 @@ int rtg_watchdog_init(void)
  */
 void rtg_watchdog_exit(void)
 {
+	/* no limit written from now on starts a timer */
+	mutex_lock(&rtg_watchdog_lock);
+	rtg_watchdog_ready = false;
+	mutex_unlock(&rtg_watchdog_lock);
 	cpuhp_remove_state(rtg_watchdog_cpuhp);
 }

@@ -254,3 +254,62 @@ int wd_spin_once(struct __sk_buff *skb)
 	bpf_spin_unlock(&v->lock);
 	return 0;
 }
+
+/* ---- loops with no call, bounded only by may_goto ---- */
+
+/* true while the function's may_goto counter allows another iteration */
+#define can_loop ({						\
+	__label__ l_break, l_continue;				\
+	bool ret = true;					\
+	asm volatile goto("may_goto %l[l_break]" :::: l_break);	\
+	goto l_continue;					\
+l_break:							\
+	ret = false;						\
+l_continue:							\
+	ret;							\
+})
+
+/* a stretch of work with no call */
+static __always_inline void no_call_work(void)
+{
+	int j;
+
+	for (j = 0; j < 1000; j++) {
+		sum += j;
+		asm volatile("" ::: "memory");
+	}
+}
+
+/*
+ * Nothing in the loop calls, so no hook sees a mark: only the may_goto
+ * counter, which the watchdog sets to 0, ends it before BPF_MAX_LOOPS.
+ */
+SEC("syscall")
+int wd_may_goto(void *ctx)
+{
+	int i = 0;
+
+	sum += bpf_get_prandom_u32();	/* a call: the program is tracked */
+	while (i < outer && can_loop) {
+		no_call_work();
+		i++;
+	}
+	return 0;
+}
+
+/* The same holding a task: the stop lands on its release after the loop. */
+SEC("syscall")
+int wd_goto_held(void *ctx)
+{
+	struct task_struct *t = bpf_task_from_pid(target_pid);
+	int i = 0;
+
+	if (!t)
+		return 1;
+	while (i < outer && can_loop) {
+		no_call_work();
+		i++;
+	}
+	bpf_task_release(t);
+	return 0;
+}

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -209,6 +210,20 @@ const char *file_read(const char *path)
 	}
 	buf[n] = 0;
 	return buf;
+}
+
+int stat_read(const char *name, uint64_t *val)
+{
+	const char *p = file_read("/sys/kernel/debug/bpf_rtguard/stats");
+	size_t len = strlen(name);
+
+	for (; *p; p = strchrnul(p, '\n') + !!*strchrnul(p, '\n')) {
+		if (!strncmp(p, name, len) && !strncmp(p + len, ": ", 2)) {
+			*val = strtoull(p + len + 2, NULL, 10);
+			return 0;
+		}
+	}
+	return -ENOENT;
 }
 
 const char *dmesg_read(void)

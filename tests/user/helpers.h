@@ -30,6 +30,8 @@ int write_file(const char *path, const char *val);
 /* The whole of a (small) file, in a static buffer; "" when unreadable. */
 const char *file_read(const char *path);
 int read_u64(const char *path, uint64_t *val);
+/* One "name: value" line of bpf_rtguard/stats: 0 or -ENOENT. */
+int stat_read(const char *name, uint64_t *val);
 /* bpf_rtguard's module parameters, read without the newline */
 int param_write(const char *param, const char *val);
 int param_read(const char *param, char *buf, size_t len);

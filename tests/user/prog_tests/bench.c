@@ -335,45 +335,53 @@ static struct bench_bpf *bench_calls_load(const char *track, const char *wd_ms)
 
 #define STOPS 9
 
-/* Average cost of an armed watchdog tick with n tracked programs loaded, idle. */
-static double tick_cost(int n)
+/*
+ * Average cost of an armed watchdog tick with n tracked programs loaded,
+ * idle, and the timer's wakeups per CPU and second with the watchdog off
+ * (*off) and armed (*on).
+ */
+static double tick_cost(int n, double *off, double *on)
 {
 	static struct bench_bpf *skel[100];
-	uint64_t t0 = 0, n0 = 0, t1 = 0, n1 = 0;
-	char buf[4096], *p;
-	int i, loaded = 0;
+	uint64_t t0 = 0, n0 = 0, t1 = 0, n1 = 0, w0 = 0, w1 = 0, w2 = 0, w3 = 0;
+	int i, loaded = 0, cpus = ncpus();
+	double s0, s1, s2, s3;
 
 	for (i = 0; i < n; i++)
 		loaded += !!(skel[i] = bench_calls_load("1", "0"));
+	s0 = now_ms();
+	stat_read("watchdog_wakeups", &w0);
+	usleep(1000000);
+	stat_read("watchdog_wakeups", &w1);
+	s1 = now_ms();
 	param_write("watchdog_ms", "60000");
-	for (i = 0; i < 2; i++) {
-		FILE *f;
-		size_t len;
-
-		if (i)
-			usleep(200000);
-		f = fopen("/sys/kernel/debug/bpf_rtguard/stats", "r");
-		len = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-		if (f)
-			fclose(f);
-		buf[len] = 0;
-		p = strstr(buf, "watchdog_ticks: ");
-		sscanf(p ? p : "", "watchdog_ticks: %lu\nwatchdog_tick_ns: %lu",
-		       i ? &n1 : &n0, i ? &t1 : &t0);
-	}
+	stat_read("watchdog_ticks", &n0);
+	stat_read("watchdog_tick_ns", &t0);
+	stat_read("watchdog_wakeups", &w2);
+	s2 = now_ms();
+	usleep(1000000);
+	stat_read("watchdog_ticks", &n1);
+	stat_read("watchdog_tick_ns", &t1);
+	stat_read("watchdog_wakeups", &w3);
+	s3 = now_ms();
 	param_write("watchdog_ms", "0");
 	for (i = 0; i < n; i++)
 		bench_bpf__destroy(skel[i]);
 	ASSERT_EQ(loaded, n, "tracked programs loaded");
+	*off = (w1 - w0) / cpus / ((s1 - s0) / 1000);
+	*on = (w3 - w2) / cpus / ((s3 - s2) / 1000);
 	return n1 > n0 ? (double)(t1 - t0) / (n1 - n0) : -1;
 }
 
 static void bench_ticks(void)
 {
-	double one = tick_cost(1), hundred = tick_cost(100);
+	double off1, on1, off100, on100;
+	double one = tick_cost(1, &off1, &on1), hundred = tick_cost(100, &off100, &on100);
 
 	printf("  armed watchdog tick, per CPU: %.0f ns with 1 tracked program loaded, %.0f ns with 100 (idle; target: equal)\n",
 	       one, hundred);
+	printf("  watchdog timer wakeups per CPU and second, 100 tracked programs loaded, idle: %.0f with the watchdog off, %.0f armed (target: 0 with no run in flight)\n",
+	       off100, on100);
 }
 
 WITH_MODULE(bench_watchdog, "");

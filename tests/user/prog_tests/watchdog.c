@@ -402,3 +402,72 @@ void test_watchdog_blinded(void)
 	}
 	write_file(harden, old);
 }
+
+/*
+ * Loops with no call, bounded only by may_goto (can_loop, cond_break):
+ * no hook sees the mark, so the watchdog ends them through their counter
+ * and the program leaves along its own path, returning the stop value;
+ * holding a task, the stop then lands on the release after the loop and
+ * unwinds it.
+ */
+WITH_MODULE(test_watchdog_may_goto, "track=1 watchdog_ms=100");
+void test_watchdog_may_goto(void)
+{
+	struct watchdog_bpf *skel = wd_load();
+	uint64_t usage0 = 0, usage1 = 1;
+
+	if (!skel)
+		return;
+	if (test__start_subtest("no_call"))
+		expect_stop(skel->progs.wd_may_goto, 100, -ETIMEDOUT, 0,
+			    "loop ended at a may_goto, left by the program");
+	if (test__start_subtest("held")) {
+		ASSERT_OK(testmod_task_usage(getpid(), &usage0), "task usage");
+		expect_stop(skel->progs.wd_goto_held, 100, -ETIMEDOUT, 1, "released and unwound");
+		ASSERT_OK(testmod_task_usage(getpid(), &usage1), "task usage");
+		ASSERT_EQ(usage1, usage0, "task usage count after the stop");
+	}
+	watchdog_bpf__destroy(skel);
+}
+
+static uint64_t wd_wakeups(void)
+{
+	uint64_t n = 0;
+
+	ASSERT_OK(stat_read("watchdog_wakeups", &n), "stats: watchdog_wakeups");
+	return n;
+}
+
+/*
+ * The watchdog's timers run only while a limit is set: with both off no
+ * CPU is woken, with one set the CPUs tick, and once both are off again
+ * each timer expires once more at most, then never.
+ */
+WITH_MODULE(test_watchdog_idle, "track=1");
+void test_watchdog_idle(void)
+{
+	uint64_t a, b, c, d;
+
+	a = wd_wakeups();
+	usleep(300 * 1000);
+	ASSERT_EQ(wd_wakeups(), a, "wakeups with both limits off");
+	ASSERT_OK(param_write("hold_limit_us", "100000"), "hold_limit_us=100000");
+	usleep(100 * 1000);
+	b = wd_wakeups();
+	ASSERT_GT(b, a, "wakeups with hold_limit_us set");
+	ASSERT_OK(param_write("hold_limit_us", "0"), "hold_limit_us=0");
+	ASSERT_OK(param_write("watchdog_ms", "1000"), "watchdog_ms=1000");
+	usleep(100 * 1000);
+	ASSERT_GT(wd_wakeups(), b, "wakeups with watchdog_ms set");
+	ASSERT_OK(param_write("watchdog_ms", "0"), "watchdog_ms=0");
+	c = wd_wakeups();
+	usleep(300 * 1000);
+	d = wd_wakeups();
+	ASSERT_LE(d - c, (uint64_t)ncpus(), "wakeups once both are off: one per CPU at most");
+	usleep(300 * 1000);
+	ASSERT_EQ(wd_wakeups(), d, "wakeups after that");
+	/* a limit that is not a number is refused, and starts nothing */
+	ASSERT_ERR(param_write("watchdog_ms", "soon"), "watchdog_ms=soon refused");
+	usleep(100 * 1000);
+	ASSERT_EQ(wd_wakeups(), d, "wakeups after a refused limit");
+}
