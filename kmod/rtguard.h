@@ -429,6 +429,7 @@ struct rtg_call_rec {
 };
 
 u32 rtg_trace_new_id(void);
+void rtg_trace_init(void);
 void rtg_trace_exit(void);
 void rtg_trace_flush_all(void);
 long rtg_trace_begin(const struct rtg_site *site, u64 r1, u64 r2, u64 r3,

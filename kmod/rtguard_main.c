@@ -115,6 +115,7 @@ static int __init rtg_init(void)
 {
 	int err;
 
+	rtg_trace_init();
 	rtg_debugfs_init();
 	err = rtg_pairing_init(rtg_debugfs_dir);
 	if (err) {

@@ -168,8 +168,8 @@ static void rtg_trace_flush_work_fn(struct irq_work *work)
 		irq_work_queue(work);
 }
 
-static DEFINE_PER_CPU(struct irq_work, rtg_trace_flush_work) =
-	IRQ_WORK_INIT_LAZY(rtg_trace_flush_work_fn);
+/* set up by rtg_trace_init(): a module's per-CPU data is not relocated */
+static DEFINE_PER_CPU(struct irq_work, rtg_trace_flush_work);
 
 static void rtg_trace_flush_ipi(void *unused)
 {
@@ -227,6 +227,17 @@ void rtg_trace_end(long token, const struct rtg_site *site, u64 ret)
 		irq_work_queue(this_cpu_ptr(&rtg_trace_flush_work));
 	this_cpu_dec(rtg_trace_batch.busy);
 	preempt_enable_notrace();
+}
+
+/**
+ * rtg_trace_init() - set up each CPU's flush, before anything is traced
+ */
+void rtg_trace_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		per_cpu(rtg_trace_flush_work, cpu) = IRQ_WORK_INIT_LAZY(rtg_trace_flush_work_fn);
 }
 
 /**

@@ -269,6 +269,8 @@ l_continue:							\
 	ret;							\
 })
 
+int loops_done;	/* iterations of the last may_goto loop */
+
 /* a stretch of work with no call */
 static __always_inline void no_call_work(void)
 {
@@ -294,6 +296,7 @@ int wd_may_goto(void *ctx)
 		no_call_work();
 		i++;
 	}
+	loops_done = i;
 	return 0;
 }
 
@@ -310,6 +313,7 @@ int wd_goto_held(void *ctx)
 		no_call_work();
 		i++;
 	}
+	loops_done = i;
 	bpf_task_release(t);
 	return 0;
 }
