@@ -60,7 +60,7 @@ static const struct kernel_param_ops rtg_limit_ops = {
 unsigned int rtg_watchdog_ms;
 module_param_cb(watchdog_ms, &rtg_limit_ops, &rtg_watchdog_ms, 0644);
 MODULE_PARM_DESC(watchdog_ms,
-		 "Stop a tracked run that has held resources for longer than this many ms (0: off)");
+		 "Stop a tracked run that has been running for longer than this many ms (0: off; the watchdog timers run only while this or hold_limit_us is set)");
 
 unsigned int rtg_hold_limit_us;
 module_param_cb(hold_limit_us, &rtg_limit_ops, &rtg_hold_limit_us, 0644);
