@@ -135,6 +135,7 @@ struct rtg_prog;
  * @thunk: for releasing sites, an entry in the image that starts with
  *	ENDBR and jumps to @func (filled in by the JIT)
  * @obj_off: for the graph roles, the node's offset inside the object
+ * @held: what the verifier says the run holds before the call, or NULL
  * @stop_release: for acquiring sites, the call the watchdog makes to give
  *	the resource back, or "" when there is none (&rtg_fn_facts)
  */
@@ -157,6 +158,7 @@ struct rtg_site {
 	struct rtg_prog *tprog;
 	void *thunk;
 	s32 obj_off;
+	const struct bpf_held_desc *held;
 	char stop_release[48];
 };
 
@@ -543,6 +545,53 @@ void rtg_run_clone(struct rtg_run *run, const struct rtg_site *site, u64 obj,
 const struct rtg_site *rtg_run_give_back_dynptr(struct rtg_run *run, u64 obj);
 u32 rtg_run_held(const struct rtg_run *run);
 
+/* rtguard_held.c */
+
+/**
+ * struct rtg_callee_regs - the calling frame's registers, as the pre hook
+ *	found them
+ * @r: BPF R6 to R9
+ * @fp: BPF R10, the frame pointer
+ */
+struct rtg_callee_regs {
+	u64 r[4];
+	u64 fp;
+};
+
+/**
+ * struct rtg_held_cx - where a run's values are, seen from its pre hook
+ * @args: BPF R1 to R5 of the calling frame
+ * @regs: its R6 to R10
+ * @fp: R10 of each of the program's frames, the calling one first
+ * @nr_frames: entries in @fp
+ */
+struct rtg_held_cx {
+	const u64 *args;
+	const struct rtg_callee_regs *regs;
+	const u64 *fp;
+	int nr_frames;
+};
+
+/* What reading a description found, counted in debugfs stats */
+enum rtg_held_count {
+	RTG_HELD_OK,		/* every resource read, and matched */
+	RTG_HELD_PARTIAL,	/* the resources read matched */
+	RTG_HELD_UNREADABLE,	/* a place cannot be read from the hook */
+	RTG_HELD_AMBIGUOUS,	/* a resource's places disagree */
+	RTG_HELD_NO_DESC,	/* the verifier gave no usable description */
+	RTG_HELD_TABLE_INCOMPLETE, /* the run's table missed something */
+	RTG_HELD_DIFFERENT,	/* the description and the table differ */
+	RTG_HELD_NR_COUNTS,
+};
+
+extern bool rtg_check_held;
+enum rtg_held_count rtg_held_read(const struct bpf_held_desc *d, u32 *i,
+				  const struct rtg_held_cx *cx, u64 *obj);
+void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
+		    const u64 *args, const struct rtg_callee_regs *regs);
+void rtg_held_stats(struct seq_file *m);
+void rtg_held_exit(void);
+
 /* rtguard_watchdog.c */
 long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site);
 u64 rtg_watchdog_run_exit(struct rtg_run *run, u64 ret);
@@ -552,7 +601,8 @@ int rtg_watchdog_init(void);
 void rtg_watchdog_exit(void);
 
 /* rtguard_track.c: the hooks, and the choice between them */
-long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site);
+long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site,
+	     u64 r6, u64 r7, u64 r8, u64 r9, u64 fp);
 u32 rtg_track_prog_verified(struct bpf_prog *prog, bool capable,
 			    const struct bpf_retval_range *retval);
 bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,

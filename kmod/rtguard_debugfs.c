@@ -6,6 +6,7 @@
  *                       prog ID NAME: insn= count= func=FUNCTION [module]
  *   bpf_rtguard/progs   one line per hooked program image:
  *                       prog ID NAME: func_idx= sites= max_refs= debug_mode=
+ *                       held_bytes= (the verifier's held-set descriptions)
  *
  *   bpf_rtguard/sites   one line per traced call site (debug mode), what
  *                       a rtg_call record's site number stands for
@@ -58,16 +59,17 @@ static int rtg_progs_show(struct seq_file *m, void *v)
 {
 	struct rtg_image *image;
 
-	seq_puts(m, "# prog ID NAME: func_idx=N sites=N max_refs=N debug_mode=0|1\n");
+	seq_puts(m, "# prog ID NAME: func_idx=N sites=N max_refs=N debug_mode=0|1 held_bytes=N\n");
 	mutex_lock(&rtg_images_lock);
 	list_for_each_entry(image, &rtg_images, node) {
 		struct bpf_prog_aux *main = rtg_main_aux(image);
 
-		seq_printf(m, "prog %u %s: func_idx=%u sites=%u max_refs=%u debug_mode=%d\n",
+		seq_printf(m, "prog %u %s: func_idx=%u sites=%u max_refs=%u debug_mode=%d held_bytes=%u\n",
 			   main->id,
 			   main->name[0] ? main->name : "-",
 			   image->aux->func_idx, image->nr_sites,
-			   main->max_acquired_refs, main->debug_mode);
+			   main->max_acquired_refs, main->debug_mode,
+			   main->held_descs_size);
 	}
 	mutex_unlock(&rtg_images_lock);
 	return 0;
@@ -232,6 +234,7 @@ static int rtg_stats_show(struct seq_file *m, void *v)
 		   ticks, ns, wakeups);
 	seq_printf(m, "slow_calls: %d\ntrace_lost: %llu\ntsc_khz: %u\n",
 		   atomic_read(&rtg_slow_calls), rtg_trace_lost(), tsc_khz);
+	rtg_held_stats(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rtg_stats);

@@ -16,18 +16,35 @@
  * Out: rax as rtg_pre() returns it; rdi, rsi, rdx, rcx and r8 unchanged,
  *      so that the JIT can make the original call right after.
  *
- * rtg_pre() receives them as its six arguments. It may leave the program
+ * rtg_pre() receives them as its first six arguments, and BPF R6-R9 (rbx,
+ * r13, r14, r15) and R10 (rbp) of the calling frame as its seventh to
+ * eleventh. It may leave the program
  * (bpf_call_hook_unwind()): the unwinder then finds this frame through
  * ORC and the program's frame below it as the JIT left it.
  */
 SYM_FUNC_START(rtg_pre_entry)
+	movq	%rbp, %rax
 	FRAME_BEGIN
 	pushq	%rdi
 	pushq	%rsi
 	pushq	%rdx
 	pushq	%rcx
 	pushq	%r8
+	/*
+	 * arguments seven to eleven, on the stack: R10, R9-R6, pushed
+	 * through a scratch register (they are copies, dropped unrestored)
+	 */
+	pushq	%rax
+	movq	%r15, %r11
+	pushq	%r11
+	movq	%r14, %r11
+	pushq	%r11
+	movq	%r13, %r11
+	pushq	%r11
+	movq	%rbx, %r11
+	pushq	%r11
 	call	rtg_pre
+	addq	$40, %rsp
 	popq	%r8
 	popq	%rcx
 	popq	%rdx

@@ -147,6 +147,7 @@ out_debugfs:
 static void __exit rtg_exit(void)
 {
 	bpf_call_hook_unregister(&rtg_call_hook_ops);
+	rtg_held_exit();
 	rtg_watchdog_exit();
 	rtg_trace_exit();
 	rtg_pairing_exit();

@@ -29,6 +29,11 @@
  * @r4: BPF R4
  * @r5: BPF R5
  * @site: the call site
+ * @r6: BPF R6
+ * @r7: BPF R7
+ * @r8: BPF R8
+ * @r9: BPF R9
+ * @fp: BPF R10, the calling frame's frame pointer
  *
  * Called through rtg_pre_entry() while rtg_slow_calls is set, and before
  * every bpf_dynptr_clone() call. Stops the current run if the watchdog
@@ -38,7 +43,8 @@
  * Return: a negative value to skip the call (R0 = 0), else the token of
  * the call's record (0 for none), passed to the post hook.
  */
-long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site)
+long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site,
+	     u64 r6, u64 r7, u64 r8, u64 r9, u64 fp)
 {
 	if (site->tprog) {
 		struct rtg_run *run = current->bpf_hook_run;
@@ -46,6 +52,13 @@ long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site
 		if (run && rtg_run_prog(run) == site->tprog && unlikely(READ_ONCE(run->stop)) &&
 		    rtg_watchdog_stop(run, site) < 0)
 			return -1;
+		if (unlikely(READ_ONCE(rtg_check_held)) && run &&
+		    rtg_run_prog(run) == site->tprog && !run->stop) {
+			u64 args[MAX_BPF_FUNC_REG_ARGS] = { r1, r2, r3, r4, r5 };
+			struct rtg_callee_regs regs = { { r6, r7, r8, r9 }, fp };
+
+			rtg_held_check(run, site, args, &regs);
+		}
 		if (site->role == RTG_ROLE_DYNPTR_CLONE) {
 			run = rtg_current_run(site);
 			if (run)
@@ -476,6 +489,7 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 	 */
 	if (!info || info->ret_acquired_mixed)
 		site->tprog->no_unwind = true;
+	site->held = info ? info->held : NULL;
 	if (site->role == RTG_ROLE_MOVE_OUT)
 		site->obj_off = info->arg_off;
 	else if (site->role == RTG_ROLE_MOVE_IN)

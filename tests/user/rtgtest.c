@@ -248,20 +248,59 @@ bool test__start_subtest(const char *name)
 	return true;
 }
 
+/*
+ * Tests that track runs do it in checking mode (check_held=1), unless the
+ * kernel command line says rtg.check_held=0: the verifier's description of
+ * what a run holds is compared with the run's table at every call.
+ */
+static bool check_held_wanted(const char *params)
+{
+	return params && strstr(params, "track=1") && !strstr(params, "check_held") &&
+	       !strstr(file_read("/proc/cmdline"), "rtg.check_held=0");
+}
+
+/* The checking mode found the description and the table to agree. */
+static void check_held_report(void)
+{
+	static const char * const names[] = {
+		"held_checked", "held_partly_checked", "held_unreadable",
+		"held_ambiguous", "held_no_description", "held_differences",
+		"held_table_incomplete",
+	};
+	uint64_t v[7] = {};
+	unsigned int i;
+
+	for (i = 0; i < 7; i++)
+		if (!ASSERT_OK(stat_read(names[i], &v[i]), "stats %s", names[i]))
+			return;
+	printf("  check_held: %llu checked, %llu partly, %llu unreadable, %llu ambiguous, %llu undescribed, %llu differences, %llu incomplete tables\n",
+	       (unsigned long long)v[0], (unsigned long long)v[1],
+	       (unsigned long long)v[2], (unsigned long long)v[3],
+	       (unsigned long long)v[4], (unsigned long long)v[5],
+	       (unsigned long long)v[6]);
+	ASSERT_EQ(v[5], 0, "check_held: descriptions that differ from the table (dmesg names them)");
+}
+
 /* Run one entry in this process: load bpf_rtguard if it asks, run, unload. */
 static void run_entry(const struct rtg_entry *e)
 {
+	bool check = check_held_wanted(e->module);
+	char params[512];
 	int err;
 
 	memset(&cur, 0, sizeof(cur));
 	cur.test = e->name;
 	if (e->module) {
-		err = mod_load(MOD_RTGUARD, e->module);
-		if (!ASSERT_OK(err, "insmod %s %s", MOD_RTGUARD, e->module))
+		snprintf(params, sizeof(params), "%s%s", e->module,
+			 check ? " check_held=1" : "");
+		err = mod_load(MOD_RTGUARD, params);
+		if (!ASSERT_OK(err, "insmod %s %s", MOD_RTGUARD, params))
 			return;
 	}
 	e->fn();
 	end_subtest();
+	if (check)
+		check_held_report();
 	if (e->module) {
 		err = mod_unload_wait(MOD_RTGUARD, 5000);
 		ASSERT_OK(err, "rmmod %s", MOD_RTGUARD);

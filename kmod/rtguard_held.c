@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bpf_rtguard: the verifier's description of what a program holds before
+ * each call (struct bpf_held_desc), read in a run's own frames, and its
+ * checking mode, which compares it with the run's table at every call.
+ *
+ * A description names, for each resource, every place (a register, a
+ * stack slot of one of the program's frames) that holds it on some path
+ * through the call. Read on one run, they must all hold one object;
+ * otherwise the description does not fit the run and is not used.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bpf_verifier.h>
+#include <linux/moduleparam.h>
+
+#include "rtguard.h"
+
+/* frames of one program a description can name */
+#define RTG_HELD_MAX_FRAMES	(MAX_CALL_FRAMES + 1)
+
+bool rtg_check_held;
+static DEFINE_MUTEX(rtg_check_held_lock);
+static atomic_long_t rtg_held_counts[RTG_HELD_NR_COUNTS];
+
+static const char * const rtg_held_kind_names[] = {
+	[BPF_HELD_PTR] = "pointer",
+	[BPF_HELD_DYNPTR] = "dynptr",
+	[BPF_HELD_ITER] = "iterator",
+	[BPF_HELD_LOCK] = "spin lock",
+};
+
+/**
+ * rtg_held_read() - the object a resource's places hold on this run
+ * @d: the description
+ * @i: index in @d->loc of the resource's first place; on return, of the
+ *	next resource's
+ * @cx: where the run's registers and frames are
+ * @obj: the object (for a dynptr, its record; for an iterator, its slot),
+ *	or 0 when the resource is not held on this run (all of its places
+ *	hold NULL, which the description allows)
+ *
+ * Return: RTG_HELD_OK, RTG_HELD_UNREADABLE when a place cannot be read
+ * from here, or RTG_HELD_AMBIGUOUS when the places disagree.
+ */
+enum rtg_held_count rtg_held_read(const struct bpf_held_desc *d, u32 *i,
+				  const struct rtg_held_cx *cx, u64 *obj)
+{
+	enum rtg_held_count res = RTG_HELD_OK;
+	u8 ref = d->loc[*i].ref;
+	u32 places = 0, nulls = 0;
+	bool have = false;
+	u64 v;
+
+	*obj = 0;
+	for (; *i < d->nr_locs && d->loc[*i].ref == ref; (*i)++) {
+		const struct bpf_held_loc *l = &d->loc[*i];
+		int depth = d->frames - 1 - l->frame;
+
+		if (res != RTG_HELD_OK)
+			continue;
+		if (l->reg == BPF_HELD_NOWHERE || depth >= cx->nr_frames) {
+			res = RTG_HELD_UNREADABLE;
+			continue;
+		}
+		if (l->reg == BPF_HELD_STACK) {
+			v = cx->fp[depth] + l->off;
+		} else if (!depth && l->reg >= BPF_REG_1 && l->reg <= BPF_REG_5) {
+			v = cx->args[l->reg - BPF_REG_1];
+		} else if (!depth && l->reg >= BPF_REG_6 && l->reg <= BPF_REG_9) {
+			v = cx->regs->r[l->reg - BPF_REG_6];
+		} else {
+			/* a caller's R6-R9: saved where its callees chose */
+			res = RTG_HELD_UNREADABLE;
+			continue;
+		}
+		/* a pointer is read; a dynptr or an iterator is its slot */
+		if ((l->kind == BPF_HELD_PTR || l->kind == BPF_HELD_LOCK) &&
+		    l->reg == BPF_HELD_STACK)
+			v = *(u64 *)v;
+		places++;
+		if ((l->flags & BPF_HELD_MAYBE_NULL) && !v) {
+			nulls++;
+			continue;
+		}
+		if (l->kind == BPF_HELD_PTR || l->kind == BPF_HELD_LOCK)
+			v += l->addend;
+		/* clones of a dynptr share its record */
+		else if (l->kind == BPF_HELD_DYNPTR)
+			v = *(u64 *)v;
+		if (!have)
+			*obj = v;
+		else if (v != *obj)
+			res = RTG_HELD_AMBIGUOUS;
+		have = true;
+	}
+	/* not held here: every place NULL, or else they disagree */
+	if (res == RTG_HELD_OK && ((nulls && nulls != places) || (have && !*obj)))
+		res = RTG_HELD_AMBIGUOUS;
+	return res;
+}
+
+static void rtg_held_count(enum rtg_held_count c)
+{
+	atomic_long_inc(&rtg_held_counts[c]);
+}
+
+/* A ring buffer record reserved in a dynptr: the table holds the dynptr. */
+static bool rtg_held_is_dynptr(const struct rtg_held *h)
+{
+	return h->site->role == RTG_ROLE_HOLD_ARG && !(h->site->flags & RTG_SITE_KFUNC) &&
+	       h->site->func_id == BPF_FUNC_ringbuf_reserve_dynptr;
+}
+
+/* Whether table entry @h stands for resource @obj of kind @kind. */
+static bool rtg_held_matches(const struct rtg_held *h, u64 obj, u8 kind)
+{
+	if (kind == BPF_HELD_DYNPTR)
+		return rtg_held_is_dynptr(h) && *(u64 *)h->obj == obj;
+	return h->obj == obj;
+}
+
+static void rtg_held_report(const struct rtg_site *site, const char *what, u64 obj,
+			    u8 kind)
+{
+	rtg_held_count(RTG_HELD_DIFFERENT);
+	pr_warn_ratelimited("check_held: prog %s insn %u: %s %s %px\n",
+			    site->main->name, site->insn_idx, what,
+			    kind < ARRAY_SIZE(rtg_held_kind_names) ?
+			    rtg_held_kind_names[kind] : "resource", (void *)obj);
+}
+
+/**
+ * rtg_held_check() - compare the description of a call with the run's table
+ * @run: the current run, of @site's program, not stopped
+ * @site: the call about to be made
+ * @args: BPF R1-R5
+ * @regs: BPF R6-R9 and R10 of the calling frame
+ *
+ * Every resource the description names must be in the table; when the
+ * description covers the whole run (the verifier began from the main
+ * program), every entry of the table must be named too, and the sections
+ * must agree. A difference is counted and reported in one line.
+ */
+void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
+		    const u64 *args, const struct rtg_callee_regs *regs)
+{
+	const struct bpf_held_desc *d = site->held;
+	u64 fp[RTG_HELD_MAX_FRAMES + 1], obj;
+	bool used[64] = {}, whole, complete = true;
+	struct rtg_held_cx cx = { .args = args, .regs = regs, .fp = fp };
+	u32 i, j;
+
+	if (!d || d->flags) {
+		rtg_held_count(RTG_HELD_NO_DESC);
+		return;
+	}
+	if (run->incomplete || run->count > ARRAY_SIZE(used)) {
+		rtg_held_count(RTG_HELD_TABLE_INCOMPLETE);
+		return;
+	}
+	if (d->frames > 1 || site->image->aux != site->main) {
+		cx.nr_frames = bpf_call_hook_frames(site->main, fp,
+						    min_t(int, d->frames + 1, RTG_HELD_MAX_FRAMES));
+		if (!cx.nr_frames || fp[0] != regs->fp) {
+			rtg_held_count(RTG_HELD_UNREADABLE);
+			return;
+		}
+	} else {
+		fp[0] = regs->fp;
+		cx.nr_frames = 1;
+	}
+	/* the description covers the run when no frame of it lies outside */
+	whole = !d->global && cx.nr_frames == d->frames;
+
+	for (i = 0; i < d->nr_locs;) {
+		u8 kind = d->loc[i].kind;
+		enum rtg_held_count res;
+
+		res = rtg_held_read(d, &i, &cx, &obj);
+		if (res != RTG_HELD_OK) {
+			rtg_held_count(res);
+			complete = false;
+			continue;
+		}
+		if (!obj)
+			continue;
+		for (j = 0; j < run->count; j++) {
+			const struct rtg_held *h = &run->held[j];
+
+			if (!used[j] && h->obj && !rtg_held_is_clone(h) &&
+			    rtg_held_matches(h, obj, kind))
+				break;
+		}
+		if (j == run->count) {
+			rtg_held_report(site, "described, not in the table:", obj, kind);
+			return;
+		}
+		used[j] = true;
+	}
+	if (whole && complete) {
+		for (j = 0; j < run->count; j++) {
+			const struct rtg_held *h = &run->held[j];
+
+			if (!used[j] && h->obj && !rtg_held_is_clone(h)) {
+				rtg_held_report(site, "in the table, not described:",
+						h->obj, BPF_HELD_PTR);
+				return;
+			}
+		}
+		if (run->sections[RTG_SECTION_RCU] != d->rcu ||
+		    run->sections[RTG_SECTION_PREEMPT] != d->preempt) {
+			rtg_held_report(site, "sections differ: rcu/preempt", d->rcu * 256 +
+					d->preempt, BPF_HELD_LOCK + 1);
+			return;
+		}
+	}
+	rtg_held_count(complete ? RTG_HELD_OK : RTG_HELD_PARTIAL);
+}
+
+/**
+ * rtg_held_stats() - what the checking mode found so far
+ * @m: the stats file
+ */
+void rtg_held_stats(struct seq_file *m)
+{
+	static const char * const names[RTG_HELD_NR_COUNTS] = {
+		[RTG_HELD_OK] = "held_checked",
+		[RTG_HELD_PARTIAL] = "held_partly_checked",
+		[RTG_HELD_UNREADABLE] = "held_unreadable",
+		[RTG_HELD_AMBIGUOUS] = "held_ambiguous",
+		[RTG_HELD_NO_DESC] = "held_no_description",
+		[RTG_HELD_TABLE_INCOMPLETE] = "held_table_incomplete",
+		[RTG_HELD_DIFFERENT] = "held_differences",
+	};
+	int c;
+
+	for (c = 0; c < RTG_HELD_NR_COUNTS; c++)
+		seq_printf(m, "%s: %ld\n", names[c], atomic_long_read(&rtg_held_counts[c]));
+}
+
+static int rtg_param_set_check_held(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+	int err = kstrtobool(val, &on);
+
+	if (err) {
+		pr_warn_ratelimited("%s: '%.*s' is not a boolean\n",
+				    kp->name, (int)strcspn(val, "\n"), val);
+		return err;
+	}
+	mutex_lock(&rtg_check_held_lock);
+	/* every tracked call takes the pre hook while checking */
+	if (on && !rtg_check_held)
+		atomic_inc(&rtg_slow_calls);
+	else if (!on && rtg_check_held)
+		atomic_dec(&rtg_slow_calls);
+	WRITE_ONCE(rtg_check_held, on);
+	mutex_unlock(&rtg_check_held_lock);
+	return 0;
+}
+
+/* at unload: the module's own count of slow calls goes with it */
+void rtg_held_exit(void)
+{
+	mutex_lock(&rtg_check_held_lock);
+	if (rtg_check_held)
+		atomic_dec(&rtg_slow_calls);
+	rtg_check_held = false;
+	mutex_unlock(&rtg_check_held_lock);
+}
+
+static const struct kernel_param_ops rtg_check_held_ops = {
+	.set = rtg_param_set_check_held,
+	.get = param_get_bool,
+};
+
+module_param_cb(check_held, &rtg_check_held_ops, &rtg_check_held, 0644);
+MODULE_PARM_DESC(check_held,
+		 "Compare, before every call of a tracked program, the verifier's description of what the run holds with the run's table; differences are counted in debugfs stats and reported (default: off)");
