@@ -561,14 +561,12 @@ struct rtg_callee_regs {
 /**
  * struct rtg_held_cx - where a run's values are, seen from its pre hook
  * @args: BPF R1 to R5 of the calling frame
- * @regs: its R6 to R10
- * @fp: R10 of each of the program's frames, the calling one first
- * @nr_frames: entries in @fp
+ * @fr: the program's frames, the calling one first
+ * @nr_frames: entries in @fr
  */
 struct rtg_held_cx {
 	const u64 *args;
-	const struct rtg_callee_regs *regs;
-	const u64 *fp;
+	const struct bpf_call_hook_frame *fr;
 	int nr_frames;
 };
 

@@ -16,8 +16,9 @@
 
 #include "rtguard.h"
 
-/* frames of one program a description can name */
+/* frames of one program a description can name, and one more */
 #define RTG_HELD_MAX_FRAMES	(MAX_CALL_FRAMES + 1)
+static_assert(RTG_HELD_MAX_FRAMES <= BPF_CALL_HOOK_MAX_FRAMES);
 
 bool rtg_check_held;
 static DEFINE_MUTEX(rtg_check_held_lock);
@@ -64,13 +65,14 @@ enum rtg_held_count rtg_held_read(const struct bpf_held_desc *d, u32 *i,
 			continue;
 		}
 		if (l->reg == BPF_HELD_STACK) {
-			v = cx->fp[depth] + l->off;
+			v = cx->fr[depth].fp + l->off;
 		} else if (!depth && l->reg >= BPF_REG_1 && l->reg <= BPF_REG_5) {
 			v = cx->args[l->reg - BPF_REG_1];
-		} else if (!depth && l->reg >= BPF_REG_6 && l->reg <= BPF_REG_9) {
-			v = cx->regs->r[l->reg - BPF_REG_6];
+		} else if (l->reg >= BPF_REG_6 && l->reg <= BPF_REG_9 &&
+			   (cx->fr[depth].known & BIT(l->reg - BPF_REG_6))) {
+			v = cx->fr[depth].r[l->reg - BPF_REG_6];
 		} else {
-			/* a caller's R6-R9: saved where its callees chose */
+			/* a caller's R6-R9 across a C function (a callback's) */
 			res = RTG_HELD_UNREADABLE;
 			continue;
 		}
@@ -146,9 +148,10 @@ void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
 		    const u64 *args, const struct rtg_callee_regs *regs)
 {
 	const struct bpf_held_desc *d = site->held;
-	u64 fp[RTG_HELD_MAX_FRAMES + 1], obj;
+	struct bpf_call_hook_frame fr[RTG_HELD_MAX_FRAMES];
+	struct rtg_held_cx cx = { .args = args, .fr = fr };
 	bool used[64] = {}, whole, complete = true;
-	struct rtg_held_cx cx = { .args = args, .regs = regs, .fp = fp };
+	u64 obj;
 	u32 i, j;
 
 	if (!d || d->flags) {
@@ -160,14 +163,16 @@ void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
 		return;
 	}
 	if (d->frames > 1 || site->image->aux != site->main) {
-		cx.nr_frames = bpf_call_hook_frames(site->main, fp,
+		cx.nr_frames = bpf_call_hook_frames(site->main, regs->r, fr,
 						    min_t(int, d->frames + 1, RTG_HELD_MAX_FRAMES));
-		if (!cx.nr_frames || fp[0] != regs->fp) {
+		if (!cx.nr_frames || fr[0].fp != regs->fp) {
 			rtg_held_count(RTG_HELD_UNREADABLE);
 			return;
 		}
 	} else {
-		fp[0] = regs->fp;
+		fr[0].fp = regs->fp;
+		memcpy(fr[0].r, regs->r, sizeof(fr[0].r));
+		fr[0].known = GENMASK(ARRAY_SIZE(fr[0].r) - 1, 0);
 		cx.nr_frames = 1;
 	}
 	/* the description covers the run when no frame of it lies outside */
