@@ -230,6 +230,13 @@ for m in "${modes[@]}"; do
 				result "$m-held-clean" 1
 			fi
 		fi
+		# check_held: the verifier's descriptions matched every table
+		d=$(sed -nE "s/^rtg-st: mode $m stats: held_differences: ([0-9]+)/\1/p" "$l")
+		if [ -n "$d" ]; then
+			sed -nE "s/^rtg-st: mode $m stats: (held_[a-z_]+: [0-9]+)/\1/p" "$l" |
+				paste -sd, | sed 's/^/    check_held: /'
+			result "$m-held-descriptions" "$([ "$d" = 0 ] && echo 1 || echo 0)" "$d calls where the description and the table differ (kmsg: check_held lines)"
+		fi
 		r=$(sed -nE "s/^rtg-st: mode $m rmmod (ok|failed) tries ([0-9]+).*/\1 \2/p" "$l")
 		if [ -n "$r" ]; then
 			tries=${r#* }

@@ -21,14 +21,15 @@
 # whole; the rest of the kernel log follows each mode as kmsg: lines.
 
 # name|module parameters (empty: module absent)|rtg_call event on
+# (tracking modes check the verifier's held-set descriptions at every call)
 modes() {
 	cat <<'EOF'
 absent||
 hook_all|hook_all=1|
-track|track=1|
-watchdog|track=1 watchdog_ms=1 hold_limit_us=200|
+track|track=1 check_held=1|
+watchdog|track=1 watchdog_ms=1 hold_limit_us=200 check_held=1|
 debug_event|debug=all|1
-track_debug|track=1 debug=all|1
+track_debug|track=1 debug=all check_held=1|1
 EOF
 }
 
