@@ -588,6 +588,8 @@ enum rtg_held_count rtg_held_read(const struct bpf_held_desc *d, u32 *i,
 void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
 		    const u64 *args, const struct rtg_callee_regs *regs);
 void rtg_held_stats(struct seq_file *m);
+void rtg_held_desc_header(struct seq_file *m);
+void rtg_held_desc_show(struct seq_file *m, const struct rtg_site *site);
 void rtg_held_exit(void);
 
 /* rtguard_watchdog.c */

@@ -12,6 +12,9 @@
  *                       a rtg_call record's site number stands for
  *   bpf_rtguard/held    each tracked program, then every run in flight and
  *                       what it holds
+ *   bpf_rtguard/descriptions
+ *                       what the verifier says each call of a tracked
+ *                       program holds (rtguard_held.c has the format)
  *
  * The pairing tables add pairing, unpaired and kfuncs (rtguard_pairing.c).
  */
@@ -254,6 +257,21 @@ static int rtg_stop_policy_file_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(rtg_stop_policy_file);
 
+static int rtg_descriptions_show(struct seq_file *m, void *v)
+{
+	struct rtg_image *image;
+	u32 i;
+
+	rtg_held_desc_header(m);
+	mutex_lock(&rtg_images_lock);
+	list_for_each_entry(image, &rtg_images, node)
+		for (i = 0; i < image->nr_sites; i++)
+			rtg_held_desc_show(m, &image->sites[i]);
+	mutex_unlock(&rtg_images_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rtg_descriptions);
+
 /**
  * rtg_debugfs_init() - create the module's debugfs directory and files
  *
@@ -276,6 +294,8 @@ int rtg_debugfs_init(void)
 				   &rtg_trace_flush_fops);
 	debugfs_create_file("stop_policy", 0400, rtg_debugfs_dir, NULL,
 			    &rtg_stop_policy_file_fops);
+	debugfs_create_file("descriptions", 0400, rtg_debugfs_dir, NULL,
+			    &rtg_descriptions_fops);
 	return 0;
 }
 

@@ -28,7 +28,7 @@ static const char * const rtg_held_kind_names[] = {
 	[BPF_HELD_PTR] = "pointer",
 	[BPF_HELD_DYNPTR] = "dynptr",
 	[BPF_HELD_ITER] = "iterator",
-	[BPF_HELD_LOCK] = "spin lock",
+	[BPF_HELD_LOCK] = "spin_lock",
 };
 
 /**
@@ -242,6 +242,60 @@ void rtg_held_stats(struct seq_file *m)
 
 	for (c = 0; c < RTG_HELD_NR_COUNTS; c++)
 		seq_printf(m, "%s: %ld\n", names[c], atomic_long_read(&rtg_held_counts[c]));
+}
+
+/**
+ * rtg_held_desc_header() - the format of debugfs descriptions
+ * @m: the file
+ */
+void rtg_held_desc_header(struct seq_file *m)
+{
+	seq_puts(m, "# prog ID NAME insn=INSN func=FUNCTION: frames=N global=0|1 rcu=0|1 preempt=N [differs] [too_many] refs=N\n"
+		    "#   ref=N KIND acq=INSN|? [maybe_null] PLACE...   (PLACE: fF:rN or fF:fp-N or nowhere, then +ADDEND)\n");
+}
+
+/**
+ * rtg_held_desc_show() - one call's description, in debugfs descriptions
+ * @m: the file
+ * @site: a call of a tracked program
+ */
+void rtg_held_desc_show(struct seq_file *m, const struct rtg_site *site)
+{
+	const struct bpf_held_desc *d = site->held;
+	const struct bpf_held_loc *l;
+	u32 i;
+
+	if (!d)
+		return;
+	seq_printf(m, "prog %u %s insn=%u func=%ps: frames=%u global=%u rcu=%u preempt=%u%s%s refs=%u\n",
+		   site->main->id, site->main->name[0] ? site->main->name : "-",
+		   site->insn_idx, site->func, d->frames, d->global, d->rcu, d->preempt,
+		   d->flags & BPF_HELD_DIFFERS ? " differs" : "",
+		   d->flags & BPF_HELD_TOO_MANY ? " too_many" : "", d->nr_refs);
+	for (i = 0; i < d->nr_locs; i++) {
+		l = &d->loc[i];
+		if (!i || l->ref != d->loc[i - 1].ref) {
+			seq_printf(m, "%s  ref=%u %s acq=", i ? "\n" : "", l->ref,
+				   l->kind < ARRAY_SIZE(rtg_held_kind_names) ?
+				   rtg_held_kind_names[l->kind] : "?");
+			if (l->acq_idx == BPF_HELD_ACQ_UNKNOWN)
+				seq_putc(m, '?');
+			else
+				seq_printf(m, "%u", l->acq_idx);
+			if (l->flags & BPF_HELD_MAYBE_NULL)
+				seq_puts(m, " maybe_null");
+		}
+		if (l->reg == BPF_HELD_NOWHERE)
+			seq_puts(m, " nowhere");
+		else if (l->reg == BPF_HELD_STACK)
+			seq_printf(m, " f%u:fp%d", l->frame, l->off);
+		else
+			seq_printf(m, " f%u:r%u", l->frame, l->reg);
+		if (l->addend)
+			seq_printf(m, "%+d", l->addend);
+	}
+	if (d->nr_locs)
+		seq_putc(m, '\n');
 }
 
 static int rtg_param_set_check_held(const char *val, const struct kernel_param *kp)

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Programs whose calls the verifier describes in the ways the held-set
+ * description tests read back from debugfs descriptions: a pointer held on
+ * one path only, one acquired by different functions on two paths, static
+ * and global function frames.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "rtg_testmod.h"
+#include "rtg_bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct task_struct *bpf_task_acquire(struct task_struct *p) __ksym;
+
+int take = 1;
+int target_pid;
+__u64 seen;
+
+#define __naked __attribute__((naked))
+#define __imm(name) [name]"i"(name)
+#define __imm_addr(name) [name]"i"(&name)
+#define __clobber_all "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "memory"
+
+/*
+ * Held on one path, NULL on the other, at one call: one description,
+ * maybe_null. In assembly, so that the compiler does not give each path
+ * a call of its own.
+ */
+SEC("syscall")
+__naked void held_two_paths(void)
+{
+	asm volatile (
+	"r6 = 0;"
+	"r1 = %[take] ll;"
+	"r1 = *(u32 *)(r1 + 0);"
+	"if r1 == 0 goto 1f;"
+	"r1 = 1;"
+	"call %[rtg_test_obj_get];"
+	"r6 = r0;"
+"1:"
+	"call %[rtg_test_arg0];"
+	"r1 = %[seen] ll;"
+	"*(u64 *)(r1 + 0) = r0;"
+	"if r6 == 0 goto 2f;"
+	"r1 = r6;"
+	"call %[rtg_test_obj_put];"
+"2:"
+	"r0 = 0;"
+	"exit;"
+	:
+	: __imm_addr(take), __imm_addr(seen), __imm(rtg_test_obj_get),
+	  __imm(rtg_test_arg0), __imm(rtg_test_obj_put)
+	: __clobber_all);
+}
+
+/* One task, acquired by bpf_task_acquire() or by bpf_task_from_pid(). */
+SEC("syscall")
+int held_two_acquirers(void *ctx)
+{
+	struct task_struct *a, *t;
+
+	a = bpf_task_from_pid(target_pid);
+	if (!a)
+		return 1;
+	if (take)
+		t = bpf_task_acquire(a);
+	else
+		t = bpf_task_from_pid(target_pid);
+	bpf_task_release(a);
+	if (!t)
+		return 1;
+	seen = rtg_test_arg0();
+	bpf_task_release(t);
+	return 0;
+}
+
+/* Static functions: one description names the objects of all three frames. */
+static __noinline int held_static2(int n)
+{
+	struct rtg_test_obj *o = rtg_test_obj_get(3);
+
+	if (!o)
+		return 0;
+	seen += rtg_test_arg1(n);
+	rtg_test_obj_put(o);
+	return 1;
+}
+
+static __noinline int held_static1(int n)
+{
+	struct rtg_test_obj *o = rtg_test_obj_get(2);
+	int r;
+
+	if (!o)
+		return 0;
+	r = held_static2(n);
+	rtg_test_obj_put(o);
+	return r;
+}
+
+SEC("syscall")
+int held_static_chain(void *ctx)
+{
+	struct rtg_test_obj *o = rtg_test_obj_get(1);
+	int r;
+
+	if (!o)
+		return 0;
+	r = held_static1(take);
+	rtg_test_obj_put(o);
+	return r;
+}
+
+/* Global functions: each is verified on its own, from no reference. */
+__noinline int held_global2(int n)
+{
+	struct rtg_test_obj *o = rtg_test_obj_get(3);
+
+	if (!o)
+		return 0;
+	seen += rtg_test_arg2(n, 2);
+	rtg_test_obj_put(o);
+	return 1;
+}
+
+__noinline int held_global1(int n)
+{
+	struct rtg_test_obj *o = rtg_test_obj_get(2);
+	int r;
+
+	if (!o)
+		return 0;
+	r = held_global2(n);
+	rtg_test_obj_put(o);
+	return r;
+}
+
+SEC("syscall")
+int held_global_chain(void *ctx)
+{
+	struct rtg_test_obj *o = rtg_test_obj_get(1);
+	int r;
+
+	if (!o)
+		return 0;
+	r = held_global1(take);
+	rtg_test_obj_put(o);
+	return r;
+}

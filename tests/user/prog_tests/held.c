@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The verifier's held-set descriptions (kernel patch 10), as debugfs
+ * descriptions shows them, and check_held comparing them with each run's
+ * table (the runner turns it on for every tracked test).
+ */
+#define _GNU_SOURCE
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "rtgtest.h"
+#include "held.skel.h"
+
+#define DESCRIPTIONS "/sys/kernel/debug/bpf_rtguard/descriptions"
+
+/*
+ * The description of the call to func in program prog: its header line
+ * and the lines of its resources, up to the next call's (NULL if none).
+ */
+static char *description_of(const struct bpf_program *prog, const char *func)
+{
+	static char buf[4096];
+	char head[96], want[64];
+	const char *p, *end;
+
+	const char *f;
+
+	/* the name is the kernel's, cut to 15 characters; a module's
+	 * function is followed by its module
+	 */
+	snprintf(head, sizeof(head), "prog %u ", prog_id_of(prog));
+	snprintf(want, sizeof(want), " func=%s", func);
+	for (p = file_read(DESCRIPTIONS); (p = strstr(p, head)); p++) {
+		end = strchrnul(p, '\n');
+		f = memmem(p, end - p, want, strlen(want));
+		if (!f || (f[strlen(want)] != ':' && f[strlen(want)] != ' '))
+			continue;
+		/* its resources: the indented lines that follow */
+		while (*end && end[1] == ' ')
+			end = strchrnul(end + 1, '\n');
+		snprintf(buf, sizeof(buf), "%.*s", (int)(end - p), p);
+		return buf;
+	}
+	return NULL;
+}
+
+static uint64_t stat_of(const char *name)
+{
+	uint64_t v = ~0ULL;
+
+	ASSERT_OK(stat_read(name, &v), "stats %s", name);
+	return v;
+}
+
+/* Runs of prog, checked: every one compared, none different. */
+static void runs_checked(const struct bpf_program *prog, int runs, bool whole)
+{
+	uint64_t ok0 = stat_of("held_checked"), part0 = stat_of("held_partly_checked");
+	uint64_t diff0 = stat_of("held_differences");
+	int i;
+
+	for (i = 0; i < runs; i++)
+		ASSERT_GE(run_prog(prog), 0, "run %d", i);
+	ASSERT_EQ(stat_of("held_differences"), diff0, "differences");
+	if (whole)
+		ASSERT_GE(stat_of("held_checked") - ok0, runs, "calls checked whole");
+	else
+		ASSERT_GE(stat_of("held_partly_checked") + stat_of("held_checked") -
+			  part0 - ok0, runs, "calls checked");
+}
+
+WITH_MODULE(test_held_descriptions, "track=1");
+void test_held_descriptions(void)
+{
+	struct held_bpf *skel = held_bpf__open_and_load();
+	const char *d;
+
+	if (!ASSERT_OK_PTR(skel, "load held"))
+		return;
+	skel->bss->target_pid = getpid();
+
+	/* a pointer on one path, NULL on the other: kept, maybe_null */
+	if (test__start_subtest("null_on_one_path")) {
+		d = description_of(skel->progs.held_two_paths, "rtg_test_arg0");
+		if (ASSERT_OK_PTR(d, "described")) {
+			printf("  %s\n", d);
+			ASSERT_TRUE(strstr(d, "refs=1\n"), "one resource");
+			ASSERT_TRUE(strstr(d, " maybe_null"), "maybe_null");
+			ASSERT_FALSE(strstr(d, " differs"), "one description for both paths");
+		}
+		skel->data->take = 1;
+		runs_checked(skel->progs.held_two_paths, 20, true);
+		skel->data->take = 0;
+		runs_checked(skel->progs.held_two_paths, 20, true);
+		skel->data->take = 1;
+	}
+	/* never named by one of two acquisitions: unknown, or no description */
+	if (test__start_subtest("two_acquirers")) {
+		d = description_of(skel->progs.held_two_acquirers, "rtg_test_arg0");
+		if (ASSERT_OK_PTR(d, "described")) {
+			printf("  %s\n", d);
+			ASSERT_TRUE(strstr(d, " differs") || strstr(d, " acq=?"),
+				    "neither acquisition named alone");
+		}
+		skel->data->take = 0;
+		runs_checked(skel->progs.held_two_acquirers, 20, false);
+		skel->data->take = 1;
+		runs_checked(skel->progs.held_two_acquirers, 20, false);
+	}
+	/* static functions: three frames, three objects, one description */
+	if (test__start_subtest("static_frames")) {
+		d = description_of(skel->progs.held_static_chain, "rtg_test_arg1");
+		if (ASSERT_OK_PTR(d, "described")) {
+			printf("  %s\n", d);
+			ASSERT_TRUE(strstr(d, "frames=3 global=0"), "three frames from main");
+			ASSERT_TRUE(strstr(d, "refs=3\n"), "three resources");
+		}
+		runs_checked(skel->progs.held_static_chain, 20, true);
+	}
+	/* a global function's description starts at its own frame */
+	if (test__start_subtest("global_frames")) {
+		d = description_of(skel->progs.held_global_chain, "rtg_test_arg2");
+		if (ASSERT_OK_PTR(d, "described")) {
+			printf("  %s\n", d);
+			ASSERT_TRUE(strstr(d, "frames=1 global=1"), "from the global function");
+			ASSERT_TRUE(strstr(d, "refs=1\n"), "its own resource");
+		}
+		runs_checked(skel->progs.held_global_chain, 20, false);
+	}
+	held_bpf__destroy(skel);
+}
