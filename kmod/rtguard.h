@@ -8,6 +8,7 @@
 #include <linux/atomic.h>
 #include <linux/bpf.h>
 #include <linux/bpf_call_hook.h>
+#include <linux/bpf_verifier.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -108,6 +109,7 @@ enum rtg_section {
 };
 
 #define RTG_MAX_RELEASE_FNS	16
+#define RTG_MAX_ACQ_SITES	32
 
 struct rtg_prog;
 
@@ -136,6 +138,8 @@ struct rtg_prog;
  *	ENDBR and jumps to @func (filled in by the JIT)
  * @obj_off: for the graph roles, the node's offset inside the object
  * @held: what the verifier says the run holds before the call, or NULL
+ * @verified_idx: the call's index as verified (&bpf_call_info.insn_idx,
+ *	which &bpf_held_loc.acq_idx names), before any blinding
  * @stop_release: for acquiring sites, the call the watchdog makes to give
  *	the resource back, or "" when there is none (&rtg_fn_facts)
  */
@@ -159,6 +163,7 @@ struct rtg_site {
 	void *thunk;
 	s32 obj_off;
 	const struct bpf_held_desc *held;
+	u32 verified_idx;
 	char stop_release[48];
 };
 
@@ -267,6 +272,9 @@ struct rtg_run {
  * @release_fns: the release functions the program calls, by name, each
  *	with a site whose thunk reaches it, for the watchdog to call on a
  *	stopped run's behalf
+ * @nr_acq_sites: entries used in @acq_sites
+ * @acq_sites: the program's calls that acquire what the watchdog can give
+ *	back, by their verified index, for reading descriptions
  */
 struct rtg_prog {
 	struct list_head node;
@@ -289,6 +297,8 @@ struct rtg_prog {
 		char name[48];
 		const struct rtg_site *site;
 	} release_fns[RTG_MAX_RELEASE_FNS];
+	u32 nr_acq_sites;
+	const struct rtg_site *acq_sites[RTG_MAX_ACQ_SITES];
 };
 
 /**
@@ -455,6 +465,9 @@ struct rtg_run *rtg_run_stray(const struct rtg_site *site);
 void rtg_prog_add_release_fn(struct rtg_prog *tp, const char *name,
 			     const struct rtg_site *site);
 void *rtg_prog_release_fn(struct rtg_prog *tp, const char *name, size_t len);
+void rtg_prog_add_acq_site(struct rtg_prog *tp, const struct rtg_site *site);
+const struct rtg_site *rtg_prog_acq_site(struct rtg_prog *tp, u32 verified_idx);
+const struct rtg_site *rtg_prog_acq_site_of(struct rtg_prog *tp, const char *release);
 
 /**
  * rtg_run_prog() - the tracking state of a run's program
@@ -558,16 +571,21 @@ struct rtg_callee_regs {
 	u64 fp;
 };
 
+/* frames of one program a description can name, and one more */
+#define RTG_HELD_MAX_FRAMES	(MAX_CALL_FRAMES + 1)
+
 /**
  * struct rtg_held_cx - where a run's values are, seen from its pre hook
  * @args: BPF R1 to R5 of the calling frame
- * @fr: the program's frames, the calling one first
+ * @fr: the program's frames, the calling one first (@frames)
  * @nr_frames: entries in @fr
+ * @frames: room for them
  */
 struct rtg_held_cx {
 	const u64 *args;
 	const struct bpf_call_hook_frame *fr;
 	int nr_frames;
+	struct bpf_call_hook_frame frames[RTG_HELD_MAX_FRAMES];
 };
 
 /* What reading a description found, counted in debugfs stats */
@@ -582,9 +600,28 @@ enum rtg_held_count {
 	RTG_HELD_NR_COUNTS,
 };
 
+/**
+ * struct rtg_held_res - one resource a run holds, as a description says
+ * @obj: what its release takes: the object, or the dynptr's or the
+ *	iterator's slot, or the lock
+ * @release: the name of the function that gives it back
+ * @acq: the call that acquired it (for the lock, a bpf_spin_lock() call)
+ */
+struct rtg_held_res {
+	u64 obj;
+	const char *release;
+	const struct rtg_site *acq;
+};
+
+/* resources a stop gives back by a description at most */
+#define RTG_DESCRIBED_MAX	32
+
 extern bool rtg_check_held;
+int rtg_held_resolve(const struct rtg_site *site, const u64 *args,
+		     const struct rtg_callee_regs *regs, struct rtg_held_res *res,
+		     int max, u8 *sections);
 enum rtg_held_count rtg_held_read(const struct bpf_held_desc *d, u32 *i,
-				  const struct rtg_held_cx *cx, u64 *obj);
+				  const struct rtg_held_cx *cx, u64 *obj, u64 *slot);
 void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
 		    const u64 *args, const struct rtg_callee_regs *regs);
 void rtg_held_stats(struct seq_file *m);
@@ -593,9 +630,11 @@ void rtg_held_desc_show(struct seq_file *m, const struct rtg_site *site);
 void rtg_held_exit(void);
 
 /* rtguard_watchdog.c */
-long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site);
+long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site,
+		       const u64 *args, const struct rtg_callee_regs *regs);
 u64 rtg_watchdog_run_exit(struct rtg_run *run, u64 ret);
 void rtg_watchdog_stats(u64 *ticks, u64 *ns, u64 *wakeups);
+void rtg_watchdog_stop_stats(u64 *described, u64 *table);
 void rtg_watchdog_limits_changed(void);
 int rtg_watchdog_init(void);
 void rtg_watchdog_exit(void);

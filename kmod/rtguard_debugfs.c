@@ -230,9 +230,11 @@ DEFINE_SHOW_ATTRIBUTE(rtg_held);
 /* Counters that belong to no program, "name: value" each. */
 static int rtg_stats_show(struct seq_file *m, void *v)
 {
-	u64 ticks, ns, wakeups;
+	u64 ticks, ns, wakeups, described, table;
 
 	rtg_watchdog_stats(&ticks, &ns, &wakeups);
+	rtg_watchdog_stop_stats(&described, &table);
+	seq_printf(m, "stops_described: %llu\nstops_from_table: %llu\n", described, table);
 	seq_printf(m, "watchdog_ticks: %llu\nwatchdog_tick_ns: %llu\nwatchdog_wakeups: %llu\n",
 		   ticks, ns, wakeups);
 	seq_printf(m, "slow_calls: %d\ntrace_lost: %llu\ntsc_khz: %u\n",

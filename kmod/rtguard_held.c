@@ -16,8 +16,6 @@
 
 #include "rtguard.h"
 
-/* frames of one program a description can name, and one more */
-#define RTG_HELD_MAX_FRAMES	(MAX_CALL_FRAMES + 1)
 static_assert(RTG_HELD_MAX_FRAMES <= BPF_CALL_HOOK_MAX_FRAMES);
 
 bool rtg_check_held;
@@ -40,12 +38,13 @@ static const char * const rtg_held_kind_names[] = {
  * @obj: the object (for a dynptr, its record; for an iterator, its slot),
  *	or 0 when the resource is not held on this run (all of its places
  *	hold NULL, which the description allows)
+ * @slot: for a dynptr or an iterator, the address of its first place
  *
  * Return: RTG_HELD_OK, RTG_HELD_UNREADABLE when a place cannot be read
  * from here, or RTG_HELD_AMBIGUOUS when the places disagree.
  */
 enum rtg_held_count rtg_held_read(const struct bpf_held_desc *d, u32 *i,
-				  const struct rtg_held_cx *cx, u64 *obj)
+				  const struct rtg_held_cx *cx, u64 *obj, u64 *slot)
 {
 	enum rtg_held_count res = RTG_HELD_OK;
 	u8 ref = d->loc[*i].ref;
@@ -80,6 +79,8 @@ enum rtg_held_count rtg_held_read(const struct bpf_held_desc *d, u32 *i,
 		if ((l->kind == BPF_HELD_PTR || l->kind == BPF_HELD_LOCK) &&
 		    l->reg == BPF_HELD_STACK)
 			v = *(u64 *)v;
+		else if (!places)
+			*slot = v;
 		places++;
 		if ((l->flags & BPF_HELD_MAYBE_NULL) && !v) {
 			nulls++;
@@ -132,6 +133,30 @@ static void rtg_held_report(const struct rtg_site *site, const char *what, u64 o
 			    rtg_held_kind_names[kind] : "resource", (void *)obj);
 }
 
+/*
+ * Find the frames of the run making @site's call that description @d
+ * names (and one more, to tell whether the run has more).
+ */
+static bool rtg_held_cx_init(struct rtg_held_cx *cx, const struct rtg_site *site,
+			     const struct bpf_held_desc *d, const u64 *args,
+			     const struct rtg_callee_regs *regs)
+{
+	struct bpf_call_hook_frame *fr = cx->frames;
+
+	cx->args = args;
+	cx->fr = fr;
+	if (d->frames > 1 || site->image->aux != site->main) {
+		cx->nr_frames = bpf_call_hook_frames(site->main, regs->r, fr,
+						     min_t(int, d->frames + 1, RTG_HELD_MAX_FRAMES));
+		return cx->nr_frames && fr[0].fp == regs->fp;
+	}
+	fr[0].fp = regs->fp;
+	memcpy(fr[0].r, regs->r, sizeof(fr[0].r));
+	fr[0].known = GENMASK(ARRAY_SIZE(fr[0].r) - 1, 0);
+	cx->nr_frames = 1;
+	return true;
+}
+
 /**
  * rtg_held_check() - compare the description of a call with the run's table
  * @run: the current run, of @site's program, not stopped
@@ -148,10 +173,9 @@ void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
 		    const u64 *args, const struct rtg_callee_regs *regs)
 {
 	const struct bpf_held_desc *d = site->held;
-	struct bpf_call_hook_frame fr[RTG_HELD_MAX_FRAMES];
-	struct rtg_held_cx cx = { .args = args, .fr = fr };
+	struct rtg_held_cx cx;
 	bool used[64] = {}, whole, complete = true;
-	u64 obj;
+	u64 obj, slot;
 	u32 i, j;
 
 	if (!d || d->flags) {
@@ -162,18 +186,9 @@ void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
 		rtg_held_count(RTG_HELD_TABLE_INCOMPLETE);
 		return;
 	}
-	if (d->frames > 1 || site->image->aux != site->main) {
-		cx.nr_frames = bpf_call_hook_frames(site->main, regs->r, fr,
-						    min_t(int, d->frames + 1, RTG_HELD_MAX_FRAMES));
-		if (!cx.nr_frames || fr[0].fp != regs->fp) {
-			rtg_held_count(RTG_HELD_UNREADABLE);
-			return;
-		}
-	} else {
-		fr[0].fp = regs->fp;
-		memcpy(fr[0].r, regs->r, sizeof(fr[0].r));
-		fr[0].known = GENMASK(ARRAY_SIZE(fr[0].r) - 1, 0);
-		cx.nr_frames = 1;
+	if (!rtg_held_cx_init(&cx, site, d, args, regs)) {
+		rtg_held_count(RTG_HELD_UNREADABLE);
+		return;
 	}
 	/* the description covers the run when no frame of it lies outside */
 	whole = !d->global && cx.nr_frames == d->frames;
@@ -182,7 +197,7 @@ void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
 		u8 kind = d->loc[i].kind;
 		enum rtg_held_count res;
 
-		res = rtg_held_read(d, &i, &cx, &obj);
+		res = rtg_held_read(d, &i, &cx, &obj, &slot);
 		if (res != RTG_HELD_OK) {
 			rtg_held_count(res);
 			complete = false;
@@ -221,6 +236,58 @@ void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
 		}
 	}
 	rtg_held_count(complete ? RTG_HELD_OK : RTG_HELD_PARTIAL);
+}
+
+/**
+ * rtg_held_resolve() - what a run holds before a call, by the call's description
+ * @site: the call about to be made, of a tracked program
+ * @args: BPF R1-R5
+ * @regs: BPF R6-R9 and R10 of the calling frame
+ * @res: filled with the resources held, in order of acquisition
+ * @max: entries in @res
+ * @sections: filled with the depth of each &enum rtg_section
+ *
+ * Return: the number of resources, or -1 when the description does not
+ * say all that the run holds: there is none, it is a global function's
+ * (its callers hold more), a place cannot be read from here, the places
+ * of a resource disagree, or a resource has no release the watchdog
+ * knows.
+ */
+int rtg_held_resolve(const struct rtg_site *site, const u64 *args,
+		     const struct rtg_callee_regs *regs, struct rtg_held_res *res,
+		     int max, u8 *sections)
+{
+	const struct bpf_held_desc *d = site->held;
+	struct rtg_held_cx cx;
+	u32 i, acq_idx;
+	u64 obj, slot;
+	int n = 0;
+	u8 kind;
+
+	if (!d || d->flags || d->global || !rtg_held_cx_init(&cx, site, d, args, regs) ||
+	    cx.nr_frames != d->frames)
+		return -1;
+	for (i = 0; i < d->nr_locs;) {
+		kind = d->loc[i].kind;
+		acq_idx = d->loc[i].acq_idx;
+		if (rtg_held_read(d, &i, &cx, &obj, &slot) != RTG_HELD_OK)
+			return -1;
+		if (!obj)
+			continue;
+		if (n == max)
+			return -1;
+		/* the lock: whichever bpf_spin_lock() call took it */
+		res[n].acq = kind == BPF_HELD_LOCK ?
+			     rtg_prog_acq_site_of(site->tprog, "bpf_spin_unlock") :
+			     rtg_prog_acq_site(site->tprog, acq_idx);
+		if (!res[n].acq)
+			return -1;
+		res[n].release = res[n].acq->stop_release;
+		res[n++].obj = kind == BPF_HELD_DYNPTR ? slot : obj;
+	}
+	sections[RTG_SECTION_RCU] = d->rcu;
+	sections[RTG_SECTION_PREEMPT] = d->preempt;
+	return n;
 }
 
 /**

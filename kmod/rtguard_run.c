@@ -379,3 +379,56 @@ void *rtg_prog_release_fn(struct rtg_prog *tp, const char *name, size_t len)
 
 	return i < 0 ? NULL : READ_ONCE(tp->release_fns[i].site->thunk);
 }
+
+/**
+ * rtg_prog_add_acq_site() - remember a call that acquires what a stop gives back
+ * @tp: the program's tracking state
+ * @site: the call site, with its stop release
+ *
+ * Called at JIT time; descriptions name resources by the call that
+ * acquired them (&bpf_held_loc.acq_idx).
+ */
+void rtg_prog_add_acq_site(struct rtg_prog *tp, const struct rtg_site *site)
+{
+	u32 n = tp->nr_acq_sites;
+
+	if (n >= RTG_MAX_ACQ_SITES)
+		return;
+	tp->acq_sites[n] = site;
+	/* readers on the stop path see the entry before the count */
+	smp_store_release(&tp->nr_acq_sites, n + 1);
+}
+
+/**
+ * rtg_prog_acq_site() - an acquiring call of the program, by verified index
+ * @tp: the program's tracking state
+ * @verified_idx: &bpf_held_loc.acq_idx
+ *
+ * Return: the call site, or NULL when it is not one the watchdog knows.
+ */
+const struct rtg_site *rtg_prog_acq_site(struct rtg_prog *tp, u32 verified_idx)
+{
+	u32 n = smp_load_acquire(&tp->nr_acq_sites), i;
+
+	for (i = 0; i < n; i++)
+		if (tp->acq_sites[i]->verified_idx == verified_idx)
+			return tp->acq_sites[i];
+	return NULL;
+}
+
+/**
+ * rtg_prog_acq_site_of() - an acquiring call of the program, by its release
+ * @tp: the program's tracking state
+ * @release: the name of the function the watchdog gives it back with
+ *
+ * Return: the first such call site, or NULL.
+ */
+const struct rtg_site *rtg_prog_acq_site_of(struct rtg_prog *tp, const char *release)
+{
+	u32 n = smp_load_acquire(&tp->nr_acq_sites), i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(tp->acq_sites[i]->stop_release, release))
+			return tp->acq_sites[i];
+	return NULL;
+}

@@ -49,16 +49,15 @@ long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site
 	if (site->tprog) {
 		struct rtg_run *run = current->bpf_hook_run;
 
-		if (run && rtg_run_prog(run) == site->tprog && unlikely(READ_ONCE(run->stop)) &&
-		    rtg_watchdog_stop(run, site) < 0)
-			return -1;
-		if (unlikely(READ_ONCE(rtg_check_held)) && run &&
-		    rtg_run_prog(run) == site->tprog && !run->stop) {
-			u64 args[MAX_BPF_FUNC_REG_ARGS] = { r1, r2, r3, r4, r5 };
-			struct rtg_callee_regs regs = { { r6, r7, r8, r9 }, fp };
+		u64 args[MAX_BPF_FUNC_REG_ARGS] = { r1, r2, r3, r4, r5 };
+		struct rtg_callee_regs regs = { { r6, r7, r8, r9 }, fp };
 
+		if (unlikely(READ_ONCE(rtg_check_held)) && run &&
+		    rtg_run_prog(run) == site->tprog)
 			rtg_held_check(run, site, args, &regs);
-		}
+		if (run && rtg_run_prog(run) == site->tprog && unlikely(READ_ONCE(run->stop)) &&
+		    rtg_watchdog_stop(run, site, args, &regs) < 0)
+			return -1;
 		if (site->role == RTG_ROLE_DYNPTR_CLONE) {
 			run = rtg_current_run(site);
 			if (run)
@@ -490,6 +489,10 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 	if (!info || info->ret_acquired_mixed)
 		site->tprog->no_unwind = true;
 	site->held = info ? info->held : NULL;
+	site->verified_idx = info ? info->insn_idx : U32_MAX;
+	/* sections are counted, not named by the calls that opened them */
+	if (site->stop_release[0] && site->role != RTG_ROLE_HOLD_TOKEN)
+		rtg_prog_add_acq_site(site->tprog, site);
 	if (site->role == RTG_ROLE_MOVE_OUT)
 		site->obj_off = info->arg_off;
 	else if (site->role == RTG_ROLE_MOVE_IN)

@@ -52,6 +52,9 @@ static enum cpuhp_state rtg_watchdog_cpuhp;
 /* serialises starting the timers with the module's init and exit */
 static DEFINE_MUTEX(rtg_watchdog_lock);
 static bool rtg_watchdog_ready;	/* the timers are initialised */
+/* stops that gave back what a description named, and a table held */
+static DEFINE_PER_CPU(u64, rtg_stops_described);
+static DEFINE_PER_CPU(u64, rtg_stops_from_table);
 
 typedef u64 (*rtg_release_fn_t)(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
 
@@ -136,22 +139,86 @@ static void rtg_release_all(void *arg)
 			fn(0, 0, 0, 0, 0);
 	}
 	run->fast_releases = released;
+	this_cpu_inc(rtg_stops_from_table);
+}
+
+/* what a run holds before the call it stops at, by the call's description */
+struct rtg_described {
+	struct rtg_run *run;
+	int n;
+	u8 sections[RTG_NR_SECTIONS];
+	struct rtg_held_res res[RTG_DESCRIBED_MAX];
+};
+
+
+/* Whether the watchdog can give back everything @d names. */
+static bool rtg_can_release_described(struct rtg_prog *tp, const struct rtg_described *d)
+{
+	int i;
+
+	for (i = 0; i < d->n; i++)
+		if (!d->res[i].release[0] ||
+		    !rtg_prog_release_fn(tp, d->res[i].release, strlen(d->res[i].release)))
+			return false;
+	for (i = 0; i < RTG_NR_SECTIONS; i++)
+		if (d->sections[i] && !rtg_section_end_entry(tp, i))
+			return false;
+	return true;
+}
+
+/*
+ * Give back what the description of the stopping call names, newest
+ * first, then leave its sections; the run's table goes with it.
+ */
+static void rtg_release_described(void *arg)
+{
+	struct rtg_described *d = arg;
+	struct rtg_run *run = d->run;
+	struct rtg_prog *tp = rtg_run_prog(run);
+	u32 released = 0;
+	int i;
+
+	for (i = d->n - 1; i >= 0; i--) {
+		const struct rtg_held_res *r = &d->res[i];
+		rtg_release_fn_t fn = rtg_prog_release_fn(tp, r->release, strlen(r->release));
+
+		fn(r->obj, 0, 0, 0, 0);
+		trace_rtg_release(r->acq, r->obj, r->acq);
+		released++;
+	}
+	for (i = 0; i < RTG_NR_SECTIONS; i++) {
+		rtg_release_fn_t fn = rtg_section_end_entry(tp, i);
+
+		for (; d->sections[i]; d->sections[i]--, released++)
+			fn(0, 0, 0, 0, 0);
+	}
+	/* the table said the same, or check_held reported it */
+	WRITE_ONCE(run->count, 0);
+	memset(run->sections, 0, sizeof(run->sections));
+	run->fast_releases = released;
+	this_cpu_inc(rtg_stops_described);
 }
 
 /**
  * rtg_watchdog_stop() - stop a run the watchdog marked
  * @run: the current run, marked
  * @site: the hooked call it is about to make
+ * @args: BPF R1-R5 of the call
+ * @regs: BPF R6-R10 of the calling frame
  *
  * Called from the pre hook. Unwinds when it can (and then does not
- * return); otherwise switches the run to fast-execute.
+ * return), giving back what the verifier's description of the call says
+ * the run holds or, without a usable one, what the run's table holds;
+ * otherwise switches the run to fast-execute.
  *
  * Return: -1 when the call is to be skipped (its result may be NULL),
  * else 0.
  */
-long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site)
+long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site,
+		       const u64 *args, const struct rtg_callee_regs *regs)
 {
 	struct rtg_prog *tp = rtg_run_prog(run);
+	struct rtg_described d = { .run = run };
 
 	/* not set at the run's entry: it counts from here */
 	if (run->how == RTG_HOW_NONE)
@@ -162,6 +229,13 @@ long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site)
 	}
 	/* the first hooked call since the mark, a loop ended or not */
 	if (run->how == RTG_HOW_NONE || run->how == RTG_HOW_LOOP) {
+		d.n = tp->no_unwind ? -1 :
+		      rtg_held_resolve(site, args, regs, d.res, RTG_DESCRIBED_MAX, d.sections);
+		if (d.n >= 0 && rtg_can_release_described(tp, &d)) {
+			run->how = RTG_HOW_UNWOUND;
+			bpf_call_hook_unwind(0, rtg_release_described, &d);
+			run->how = RTG_HOW_NONE;
+		}
 		/* only a table that is the truth is released by the watchdog */
 		if (!run->incomplete && !run->unmatched && !tp->no_unwind &&
 		    rtg_can_release_all(tp, run)) {
@@ -357,6 +431,23 @@ static int rtg_watchdog_cpu_offline(unsigned int cpu)
  * @ns: set to the time they took, in ns
  * @wakeups: set to the number of expiries, armed or not
  */
+/**
+ * rtg_watchdog_stop_stats() - what the stops that unwound gave back by
+ * @described: stops that released what the verifier's description named
+ * @table: stops that released what the run's table held
+ */
+void rtg_watchdog_stop_stats(u64 *described, u64 *table)
+{
+	int cpu;
+
+	*described = 0;
+	*table = 0;
+	for_each_possible_cpu(cpu) {
+		*described += per_cpu(rtg_stops_described, cpu);
+		*table += per_cpu(rtg_stops_from_table, cpu);
+	}
+}
+
 void rtg_watchdog_stats(u64 *ticks, u64 *ns, u64 *wakeups)
 {
 	int cpu;

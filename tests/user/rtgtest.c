@@ -279,6 +279,10 @@ static void check_held_report(void)
 	       (unsigned long long)v[4], (unsigned long long)v[5],
 	       (unsigned long long)v[6]);
 	ASSERT_EQ(v[5], 0, "check_held: descriptions that differ from the table (dmesg names them)");
+	if (!stat_read("stops_described", &v[0]) && !stat_read("stops_from_table", &v[1]) &&
+	    (v[0] || v[1]))
+		printf("  stops that unwound: %llu by the description, %llu by the table\n",
+		       (unsigned long long)v[0], (unsigned long long)v[1]);
 }
 
 /* Run one entry in this process: load bpf_rtguard if it asks, run, unload. */

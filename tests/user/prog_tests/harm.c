@@ -270,23 +270,27 @@ void test_harm_reuseport_index(void)
 
 /*
  * A run's table is capped (its area is part of the run's stack): a run
- * holding more than fits is incomplete, so a stop fast-executes it, and
- * the program releases all twenty references on its own way out.
+ * holding more than fits is incomplete, so its table cannot be released.
+ * The verifier's description of the call it stops at names all twenty
+ * references (and the rest): the stop releases them and unwinds.
  */
 WITH_MODULE(test_harm_table_cap, "track=1 watchdog_ms=100");
 void test_harm_table_cap(void)
 {
 	struct harm_bpf *skel = harm_load("harm_many_refs");
 	static struct rtg_held h;
-	uint64_t refs0 = 0;
+	uint64_t refs0 = 0, described0 = 0, described = 0;
 
 	if (!skel)
 		return;
 	if (ASSERT_OK(held_find(prog_id_of(skel->progs.harm_many_refs), &h), "in held"))
 		ASSERT_EQ(h.slots, 19u, "slots of a 512-byte run area");
 	ASSERT_OK(testmod_task_usage(getpid(), &refs0), "task references");
+	ASSERT_OK(stat_read("stops_described", &described0), "stats stops_described");
 	ASSERT_EQ(run_prog(skel->progs.harm_many_refs), -ETIMEDOUT, "harm_many_refs's return");
-	expect_stopped(skel->progs.harm_many_refs, "fast-executed, released by the program");
+	expect_stopped(skel->progs.harm_many_refs, "released and unwound");
+	ASSERT_OK(stat_read("stops_described", &described), "stats stops_described");
+	ASSERT_EQ(described, described0 + 1, "released by the description");
 	if (ASSERT_OK(held_find(prog_id_of(skel->progs.harm_many_refs), &h), "in held"))
 		ASSERT_EQ(h.incomplete, 1L, "incomplete runs");
 	expect_task_refs(refs0, "after the stop");
