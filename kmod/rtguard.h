@@ -596,6 +596,7 @@ enum rtg_held_count {
 	RTG_HELD_AMBIGUOUS,	/* a resource's places disagree */
 	RTG_HELD_NO_DESC,	/* the verifier gave no usable description */
 	RTG_HELD_TABLE_INCOMPLETE, /* the run's table missed something */
+	RTG_HELD_NOT_SAMPLED,	/* a walk of the frames not taken this time */
 	RTG_HELD_DIFFERENT,	/* the description and the table differ */
 	RTG_HELD_NR_COUNTS,
 };

@@ -19,6 +19,9 @@
 static_assert(RTG_HELD_MAX_FRAMES <= BPF_CALL_HOOK_MAX_FRAMES);
 
 bool rtg_check_held;
+/* calls checked that needed a walk of the frames, per CPU */
+static DEFINE_PER_CPU(u32, rtg_held_walks);
+#define RTG_HELD_WALK_EVERY	64
 static DEFINE_MUTEX(rtg_check_held_lock);
 static atomic_long_t rtg_held_counts[RTG_HELD_NR_COUNTS];
 
@@ -127,7 +130,7 @@ static void rtg_held_report(const struct rtg_site *site, const char *what, u64 o
 			    u8 kind)
 {
 	rtg_held_count(RTG_HELD_DIFFERENT);
-	pr_warn_ratelimited("check_held: prog %s insn %u: %s %s %px\n",
+	pr_warn_ratelimited("check_held: prog %s insn %u: %s %s %p\n",
 			    site->main->name, site->insn_idx, what,
 			    kind < ARRAY_SIZE(rtg_held_kind_names) ?
 			    rtg_held_kind_names[kind] : "resource", (void *)obj);
@@ -145,9 +148,11 @@ static bool rtg_held_cx_init(struct rtg_held_cx *cx, const struct rtg_site *site
 
 	cx->args = args;
 	cx->fr = fr;
-	if (d->frames > 1 || site->image->aux != site->main) {
-		cx->nr_frames = bpf_call_hook_frames(site->main, regs->r, fr,
-						     min_t(int, d->frames + 1, RTG_HELD_MAX_FRAMES));
+	/* the calling frame alone: its registers are all here */
+	if (d->frames > 1) {
+		int n = min_t(int, d->frames + 1, RTG_HELD_MAX_FRAMES);
+
+		cx->nr_frames = bpf_call_hook_frames(site->main, regs->r, fr, n);
 		return cx->nr_frames && fr[0].fp == regs->fp;
 	}
 	fr[0].fp = regs->fp;
@@ -184,6 +189,16 @@ void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
 	}
 	if (run->incomplete || run->count > ARRAY_SIZE(used)) {
 		rtg_held_count(RTG_HELD_TABLE_INCOMPLETE);
+		return;
+	}
+	/*
+	 * Walking the frames costs an unwind: one call in RTG_HELD_WALK_EVERY
+	 * that needs it is checked, and every call a stop happens at, so
+	 * that a long run is not slowed into an RCU stall.
+	 */
+	if (d->frames > 1 && !run->stop &&
+	    (this_cpu_inc_return(rtg_held_walks) & (RTG_HELD_WALK_EVERY - 1))) {
+		rtg_held_count(RTG_HELD_NOT_SAMPLED);
 		return;
 	}
 	if (!rtg_held_cx_init(&cx, site, d, args, regs)) {
@@ -303,6 +318,7 @@ void rtg_held_stats(struct seq_file *m)
 		[RTG_HELD_AMBIGUOUS] = "held_ambiguous",
 		[RTG_HELD_NO_DESC] = "held_no_description",
 		[RTG_HELD_TABLE_INCOMPLETE] = "held_table_incomplete",
+		[RTG_HELD_NOT_SAMPLED] = "held_not_sampled",
 		[RTG_HELD_DIFFERENT] = "held_differences",
 	};
 	int c;

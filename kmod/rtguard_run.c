@@ -408,6 +408,7 @@ void rtg_prog_add_acq_site(struct rtg_prog *tp, const struct rtg_site *site)
  */
 const struct rtg_site *rtg_prog_acq_site(struct rtg_prog *tp, u32 verified_idx)
 {
+	/* pairs with the release in rtg_prog_add_acq_site() */
 	u32 n = smp_load_acquire(&tp->nr_acq_sites), i;
 
 	for (i = 0; i < n; i++)
@@ -425,6 +426,7 @@ const struct rtg_site *rtg_prog_acq_site(struct rtg_prog *tp, u32 verified_idx)
  */
 const struct rtg_site *rtg_prog_acq_site_of(struct rtg_prog *tp, const char *release)
 {
+	/* pairs with the release in rtg_prog_add_acq_site() */
 	u32 n = smp_load_acquire(&tp->nr_acq_sites), i;
 
 	for (i = 0; i < n; i++)

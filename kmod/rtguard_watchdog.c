@@ -150,7 +150,6 @@ struct rtg_described {
 	struct rtg_held_res res[RTG_DESCRIBED_MAX];
 };
 
-
 /* Whether the watchdog can give back everything @d names. */
 static bool rtg_can_release_described(struct rtg_prog *tp, const struct rtg_described *d)
 {

@@ -149,3 +149,29 @@ int held_global_chain(void *ctx)
 	rtg_test_obj_put(o);
 	return r;
 }
+
+int spin_loops = 1 << 23;
+
+static int held_spin_cb(__u32 i, void *ctx)
+{
+	seen += rtg_test_arg0();
+	return 0;
+}
+
+/*
+ * Held on one path only, then a long loop whose callback's call is where
+ * the watchdog stops the run: kept on the stack, the object is readable
+ * from the callback's frame, NULL on the other path.
+ */
+SEC("syscall")
+int held_two_paths_stop(void *ctx)
+{
+	struct rtg_test_obj * volatile o = NULL;
+
+	if (take)
+		o = rtg_test_obj_get(1);
+	bpf_loop(spin_loops, held_spin_cb, NULL, 0);
+	if (o)
+		rtg_test_obj_put(o);
+	return 0;
+}

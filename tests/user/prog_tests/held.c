@@ -130,3 +130,31 @@ void test_held_descriptions(void)
 	}
 	held_bpf__destroy(skel);
 }
+
+/*
+ * Two paths reach the stopping call, one holding an object, one not: the
+ * stop gives back what the description reads on this run, nothing more.
+ */
+WITH_MODULE(test_held_stop_two_paths, "track=1 watchdog_ms=100");
+void test_held_stop_two_paths(void)
+{
+	struct held_bpf *skel = held_bpf__open_and_load();
+	uint64_t live0 = 0, live = 0, described0 = 0, described = 0;
+	int take;
+
+	if (!ASSERT_OK_PTR(skel, "load held"))
+		return;
+	for (take = 1; take >= 0; take--) {
+		skel->data->take = take;
+		ASSERT_OK(testmod_live(&live0), "test objects");
+		ASSERT_OK(stat_read("stops_described", &described0), "stats stops_described");
+		ASSERT_EQ(run_prog(skel->progs.held_two_paths_stop), -ETIMEDOUT,
+			  "take=%d: stopped", take);
+		ASSERT_OK(stat_read("stops_described", &described), "stats stops_described");
+		ASSERT_EQ(described, described0 + 1, "take=%d: released by the description", take);
+		ASSERT_OK(testmod_live(&live), "test objects");
+		ASSERT_EQ(live, live0, "take=%d: no test object left", take);
+	}
+	printf("  %s\n", description_of(skel->progs.held_two_paths_stop, "rtg_test_arg0") ?: "-");
+	held_bpf__destroy(skel);
+}
