@@ -457,6 +457,9 @@ void rtg_hold_trace_unreg(void);
 /* rtguard_run.c */
 extern struct mutex rtg_progs_lock;
 extern struct list_head rtg_progs;
+extern u64 rtg_held_progs;
+extern u64 rtg_held_bytes;
+extern u32 rtg_held_bytes_max;
 u32 rtg_run_size(u32 max_refs);
 struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main);
 void rtg_prog_put(struct rtg_prog *tp);

@@ -69,6 +69,11 @@ u32 rtg_run_size(u32 max_refs)
 		     rounddown(BPF_CALL_HOOK_MAX_RUN_SIZE, 8));
 }
 
+/* tracked programs so far, and their descriptions' bytes; rtg_progs_lock */
+u64 rtg_held_progs;
+u64 rtg_held_bytes;
+u32 rtg_held_bytes_max;
+
 /**
  * rtg_prog_get() - the tracking state of a program, created on first use
  * @main: aux data of the main program
@@ -104,6 +109,10 @@ struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main)
 		     sizeof(struct rtg_held);
 	refcount_set(&tp->images, 1);
 	list_add_tail(&tp->node, &rtg_progs);
+	/* the descriptions' memory, over every tracked program */
+	rtg_held_progs++;
+	rtg_held_bytes += main->held_descs_size;
+	rtg_held_bytes_max = max(rtg_held_bytes_max, main->held_descs_size);
 out:
 	mutex_unlock(&rtg_progs_lock);
 	return tp;

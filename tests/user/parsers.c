@@ -34,7 +34,7 @@ int calls_read(struct rtg_call_site *sites, int max)
 	return n;
 }
 
-/* "prog ID NAME: func_idx=N sites=N max_refs=N debug_mode=0|1" */
+/* "prog ID NAME: func_idx=N sites=N max_refs=N debug_mode=0|1 held_bytes=N" */
 int progs_find(uint32_t id, struct rtg_prog_line *pl)
 {
 	FILE *f = fopen(DBG "progs", "r");
@@ -44,9 +44,9 @@ int progs_find(uint32_t id, struct rtg_prog_line *pl)
 	if (!f)
 		return -errno;
 	while (found && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "prog %u %31[^:]: func_idx=%u sites=%u max_refs=%u debug_mode=%d", &pl->id, pl->name,
-			   &pl->func_idx, &pl->sites, &pl->max_refs,
-			   &pl->debug_mode) == 6 && pl->id == id)
+		if (sscanf(line, "prog %u %31[^:]: func_idx=%u sites=%u max_refs=%u debug_mode=%d held_bytes=%u",
+			   &pl->id, pl->name, &pl->func_idx, &pl->sites, &pl->max_refs,
+			   &pl->debug_mode, &pl->held_bytes) == 7 && pl->id == id)
 			found = 0;
 	}
 	fclose(f);

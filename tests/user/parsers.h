@@ -27,7 +27,7 @@ int calls_read(struct rtg_call_site *sites, int max);
 
 /* bpf_rtguard/progs: one line per hooked program image */
 struct rtg_prog_line {
-	uint32_t id, func_idx, sites, max_refs;
+	uint32_t id, func_idx, sites, max_refs, held_bytes;
 	int debug_mode;
 	char name[32];
 };

@@ -118,6 +118,26 @@ void test_held_descriptions(void)
 		}
 		runs_checked(skel->progs.held_static_chain, 20, true);
 	}
+	/* what the descriptions take, one copy of each */
+	if (test__start_subtest("bytes")) {
+		const struct bpf_program *progs[] = {
+			skel->progs.held_two_paths, skel->progs.held_two_acquirers,
+			skel->progs.held_static_chain, skel->progs.held_global_chain,
+			skel->progs.held_two_paths_stop,
+		};
+		struct rtg_prog_line pl;
+		unsigned int i;
+
+		for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+			if (!ASSERT_OK(progs_find(prog_id_of(progs[i]), &pl), "%s in progs",
+				       bpf_program__name(progs[i])))
+				continue;
+			printf("  %s: %u calls, held_bytes=%u\n", bpf_program__name(progs[i]),
+			       pl.sites, pl.held_bytes);
+			/* a header of 8 bytes and 16 a place, at the least one */
+			ASSERT_GE(pl.held_bytes, 8u, "%s: described", bpf_program__name(progs[i]));
+		}
+	}
 	/* a global function's description starts at its own frame */
 	if (test__start_subtest("global_frames")) {
 		d = description_of(skel->progs.held_global_chain, "rtg_test_arg2");
