@@ -390,6 +390,7 @@ extern atomic_t rtg_slow_calls;
 
 /* rtguard_entry.S */
 long rtg_pre_entry(void);
+long rtg_pre_track_entry(void);
 
 /* rtguard_image.c */
 extern struct mutex rtg_images_lock;
@@ -644,6 +645,7 @@ int rtg_watchdog_init(void);
 void rtg_watchdog_exit(void);
 
 /* rtguard_track.c: the hooks, and the choice between them */
+long rtg_pre_trace(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site);
 long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site,
 	     u64 r6, u64 r7, u64 r8, u64 r9, u64 fp);
 u32 rtg_track_prog_verified(struct bpf_prog *prog, bool capable,

@@ -22,7 +22,29 @@
 #include "rtguard_trace.h"
 
 /**
- * rtg_pre() - the slow path before a hooked call
+ * rtg_pre_trace() - the slow path before a traced call of an untracked program
+ * @r1: BPF R1
+ * @r2: BPF R2
+ * @r3: BPF R3
+ * @r4: BPF R4
+ * @r5: BPF R5
+ * @site: the call site
+ *
+ * Called through rtg_pre_entry() while rtg_slow_calls is set: starts the
+ * call's record.
+ *
+ * Return: the token of the call's record (0 for none), passed to the post
+ * hook.
+ */
+long rtg_pre_trace(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site)
+{
+	if ((site->flags & RTG_SITE_TRACE) && trace_rtg_call_enabled())
+		return rtg_trace_begin(site, r1, r2, r3, r4, r5);
+	return 0;
+}
+
+/**
+ * rtg_pre() - the slow path before a call of a tracked program
  * @r1: BPF R1
  * @r2: BPF R2
  * @r3: BPF R3
@@ -35,10 +57,12 @@
  * @r9: BPF R9
  * @fp: BPF R10, the calling frame's frame pointer
  *
- * Called through rtg_pre_entry() while rtg_slow_calls is set, and before
- * every bpf_dynptr_clone() call. Stops the current run if the watchdog
- * marked it (and then may not return), follows a clone of a dynptr the
- * run holds, and starts the call's record in debug mode.
+ * Called through rtg_pre_track_entry() while rtg_slow_calls is set, and
+ * before every bpf_dynptr_clone() call. Compares the verifier's
+ * description of what the run holds with its table in checking mode,
+ * stops the current run if the watchdog marked it (and then may not
+ * return), follows a clone of a dynptr the run holds, and starts the
+ * call's record in debug mode.
  *
  * Return: a negative value to skip the call (R0 = 0), else the token of
  * the call's record (0 for none), passed to the post hook.
@@ -46,27 +70,24 @@
 long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site,
 	     u64 r6, u64 r7, u64 r8, u64 r9, u64 fp)
 {
-	if (site->tprog) {
-		struct rtg_run *run = current->bpf_hook_run;
+	struct rtg_run *run = current->bpf_hook_run;
 
+	if (run && rtg_run_prog(run) == site->tprog) {
 		u64 args[MAX_BPF_FUNC_REG_ARGS] = { r1, r2, r3, r4, r5 };
 		struct rtg_callee_regs regs = { { r6, r7, r8, r9 }, fp };
 
-		if (unlikely(READ_ONCE(rtg_check_held)) && run &&
-		    rtg_run_prog(run) == site->tprog)
+		if (unlikely(READ_ONCE(rtg_check_held)))
 			rtg_held_check(run, site, args, &regs);
-		if (run && rtg_run_prog(run) == site->tprog && unlikely(READ_ONCE(run->stop)) &&
+		if (unlikely(READ_ONCE(run->stop)) &&
 		    rtg_watchdog_stop(run, site, args, &regs) < 0)
 			return -1;
-		if (site->role == RTG_ROLE_DYNPTR_CLONE) {
-			run = rtg_current_run(site);
-			if (run)
-				rtg_run_clone(run, site, r1, r2);
-		}
 	}
-	if ((site->flags & RTG_SITE_TRACE) && trace_rtg_call_enabled())
-		return rtg_trace_begin(site, r1, r2, r3, r4, r5);
-	return 0;
+	if (site->role == RTG_ROLE_DYNPTR_CLONE) {
+		run = rtg_current_run(site);
+		if (run)
+			rtg_run_clone(run, site, r1, r2);
+	}
+	return rtg_pre_trace(r1, r2, r3, r4, r5, site);
 }
 
 /* Hold @obj; the trace event costs a patched-out branch while off. */
@@ -498,7 +519,7 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 	else if (site->role == RTG_ROLE_MOVE_IN)
 		site->obj_off = info->ret_off;
 
-	hook->pre = rtg_pre_entry;
+	hook->pre = rtg_pre_track_entry;
 	/* a clone is followed on every run, a stop only while one is pending */
 	if (site->role != RTG_ROLE_DYNPTR_CLONE)
 		hook->pre_flag = (const u32 *)&rtg_slow_calls;
