@@ -19,6 +19,7 @@
 #include <asm/tsc.h>
 
 struct dentry;
+struct kernel_param;
 struct rtg_image;
 
 /* rtg_site::flags */
@@ -367,6 +368,7 @@ static inline u64 rtg_clock_ns(u64 cycles)
 }
 
 /* rtguard_main.c */
+int rtg_param_parse_bool(const char *val, const struct kernel_param *kp, bool *on);
 extern bool rtg_hook_all;
 extern bool rtg_track;
 extern unsigned int rtg_watchdog_ms;

@@ -8,6 +8,23 @@
 
 	.text
 
+/* the five BPF argument registers, kept for the call the JIT makes next */
+.macro SAVE_ARGS
+	pushq	%rdi
+	pushq	%rsi
+	pushq	%rdx
+	pushq	%rcx
+	pushq	%r8
+.endm
+
+.macro RESTORE_ARGS
+	popq	%r8
+	popq	%rcx
+	popq	%rdx
+	popq	%rsi
+	popq	%rdi
+.endm
+
 /*
  * long rtg_pre_entry(void)
  *
@@ -21,17 +38,9 @@
  */
 SYM_FUNC_START(rtg_pre_entry)
 	FRAME_BEGIN
-	pushq	%rdi
-	pushq	%rsi
-	pushq	%rdx
-	pushq	%rcx
-	pushq	%r8
+	SAVE_ARGS
 	call	rtg_pre_trace
-	popq	%r8
-	popq	%rcx
-	popq	%rdx
-	popq	%rsi
-	popq	%rdi
+	RESTORE_ARGS
 	FRAME_END
 	RET
 SYM_FUNC_END(rtg_pre_entry)
@@ -48,11 +57,7 @@ SYM_FUNC_END(rtg_pre_entry)
 SYM_FUNC_START(rtg_pre_track_entry)
 	movq	%rbp, %rax
 	FRAME_BEGIN
-	pushq	%rdi
-	pushq	%rsi
-	pushq	%rdx
-	pushq	%rcx
-	pushq	%r8
+	SAVE_ARGS
 	/*
 	 * arguments seven to eleven, on the stack: R10, R9-R6, pushed
 	 * through a scratch register (they are copies, dropped unrestored)
@@ -68,11 +73,7 @@ SYM_FUNC_START(rtg_pre_track_entry)
 	pushq	%r11
 	call	rtg_pre
 	addq	$40, %rsp
-	popq	%r8
-	popq	%rcx
-	popq	%rdx
-	popq	%rsi
-	popq	%rdi
+	RESTORE_ARGS
 	FRAME_END
 	RET
 SYM_FUNC_END(rtg_pre_track_entry)

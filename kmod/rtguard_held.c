@@ -388,13 +388,10 @@ void rtg_held_desc_show(struct seq_file *m, const struct rtg_site *site)
 static int rtg_param_set_check_held(const char *val, const struct kernel_param *kp)
 {
 	bool on;
-	int err = kstrtobool(val, &on);
+	int err = rtg_param_parse_bool(val, kp, &on);
 
-	if (err) {
-		pr_warn_ratelimited("%s: '%.*s' is not a boolean\n",
-				    kp->name, (int)strcspn(val, "\n"), val);
+	if (err)
 		return err;
-	}
 	mutex_lock(&rtg_check_held_lock);
 	/* every tracked call takes the pre hook while checking */
 	if (on && !rtg_check_held)

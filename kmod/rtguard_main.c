@@ -16,13 +16,31 @@ bool rtg_hook_all;
 bool rtg_track;
 atomic_t rtg_slow_calls = ATOMIC_INIT(0);
 
-static int rtg_param_set_bool(const char *val, const struct kernel_param *kp)
+/**
+ * rtg_param_parse_bool() - a boolean parameter's value, as param_set_bool() reads it
+ * @val: the value written (NULL: true)
+ * @kp: the parameter
+ * @on: the value parsed
+ *
+ * Return: 0, or -EINVAL with one dmesg line naming the parameter.
+ */
+int rtg_param_parse_bool(const char *val, const struct kernel_param *kp, bool *on)
 {
-	int err = param_set_bool(val, kp);
+	int err = kstrtobool(val ?: "1", on);
 
 	if (err)
 		pr_warn_ratelimited("%s: '%.*s' is not a boolean\n",
 				    kp->name, (int)strcspn(val, "\n"), val);
+	return err;
+}
+
+static int rtg_param_set_bool(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+	int err = rtg_param_parse_bool(val, kp, &on);
+
+	if (!err)
+		WRITE_ONCE(*(bool *)kp->arg, on);
 	return err;
 }
 

@@ -72,19 +72,36 @@ static const char *const rtg_hows[] = {
 	[RTG_HOW_LOOP] = "loop ended at a may_goto, left by the program",
 };
 
-/* The entry that gives back what @h holds, if the program has one. */
-static void *rtg_release_entry(struct rtg_prog *tp, const struct rtg_held *h)
+/* The entry of release function @name in the program's image, if any. */
+static void *rtg_release_named(struct rtg_prog *tp, const char *name)
 {
-	const char *name = h->site->stop_release;
-
-	return name[0] ? rtg_prog_release_fn(tp, name, strlen(name)) : NULL;
+	return name && name[0] ? rtg_prog_release_fn(tp, name, strlen(name)) : NULL;
 }
 
-static void *rtg_section_end_entry(struct rtg_prog *tp, int s)
+/* Whether the program has a way out of each section in @depth. */
+static bool rtg_can_end_sections(struct rtg_prog *tp, const u8 *depth)
 {
-	const char *name = rtg_section_end(s);
+	int i;
 
-	return name ? rtg_prog_release_fn(tp, name, strlen(name)) : NULL;
+	for (i = 0; i < RTG_NR_SECTIONS; i++)
+		if (depth[i] && !rtg_release_named(tp, rtg_section_end(i)))
+			return false;
+	return true;
+}
+
+/* Leave each section @depth times, down to 0; the number of calls made. */
+static u32 rtg_end_sections(struct rtg_prog *tp, u8 *depth)
+{
+	u32 n = 0;
+	int i;
+
+	for (i = 0; i < RTG_NR_SECTIONS; i++) {
+		rtg_release_fn_t fn = rtg_release_named(tp, rtg_section_end(i));
+
+		for (; depth[i]; depth[i]--, n++)
+			fn(0, 0, 0, 0, 0);
+	}
+	return n;
 }
 
 /* Whether the watchdog can give back everything @run holds. */
@@ -95,13 +112,11 @@ static bool rtg_can_release_all(struct rtg_prog *tp, const struct rtg_run *run)
 	for (i = 0; i < run->count; i++) {
 		const struct rtg_held *h = &run->held[i];
 
-		if (h->obj && !rtg_held_is_clone(h) && !rtg_release_entry(tp, h))
+		if (h->obj && !rtg_held_is_clone(h) &&
+		    !rtg_release_named(tp, h->site->stop_release))
 			return false;
 	}
-	for (i = 0; i < RTG_NR_SECTIONS; i++)
-		if (run->sections[i] && !rtg_section_end_entry(tp, i))
-			return false;
-	return true;
+	return rtg_can_end_sections(tp, run->sections);
 }
 
 /*
@@ -125,20 +140,14 @@ static void rtg_release_all(void *arg)
 		/* a dynptr clone goes with the record of its group */
 		if (!h->obj || rtg_held_is_clone(h))
 			continue;
-		fn = rtg_release_entry(tp, h);
+		fn = rtg_release_named(tp, h->site->stop_release);
 		/* the object, and flags 0 for a ring buffer record */
 		fn(h->obj, 0, 0, 0, 0);
 		trace_rtg_release(h->site, h->obj, h->site);
 		released++;
 	}
 	WRITE_ONCE(run->count, 0);
-	for (i = 0; i < RTG_NR_SECTIONS; i++) {
-		rtg_release_fn_t fn = rtg_section_end_entry(tp, i);
-
-		for (; run->sections[i]; run->sections[i]--, released++)
-			fn(0, 0, 0, 0, 0);
-	}
-	run->fast_releases = released;
+	run->fast_releases = released + rtg_end_sections(tp, run->sections);
 	this_cpu_inc(rtg_stops_from_table);
 }
 
@@ -156,13 +165,9 @@ static bool rtg_can_release_described(struct rtg_prog *tp, const struct rtg_desc
 	int i;
 
 	for (i = 0; i < d->n; i++)
-		if (!d->res[i].release[0] ||
-		    !rtg_prog_release_fn(tp, d->res[i].release, strlen(d->res[i].release)))
+		if (!rtg_release_named(tp, d->res[i].release))
 			return false;
-	for (i = 0; i < RTG_NR_SECTIONS; i++)
-		if (d->sections[i] && !rtg_section_end_entry(tp, i))
-			return false;
-	return true;
+	return rtg_can_end_sections(tp, d->sections);
 }
 
 /*
@@ -179,18 +184,13 @@ static void rtg_release_described(void *arg)
 
 	for (i = d->n - 1; i >= 0; i--) {
 		const struct rtg_held_res *r = &d->res[i];
-		rtg_release_fn_t fn = rtg_prog_release_fn(tp, r->release, strlen(r->release));
+		rtg_release_fn_t fn = rtg_release_named(tp, r->release);
 
 		fn(r->obj, 0, 0, 0, 0);
 		trace_rtg_release(r->acq, r->obj, r->acq);
 		released++;
 	}
-	for (i = 0; i < RTG_NR_SECTIONS; i++) {
-		rtg_release_fn_t fn = rtg_section_end_entry(tp, i);
-
-		for (; d->sections[i]; d->sections[i]--, released++)
-			fn(0, 0, 0, 0, 0);
-	}
+	released += rtg_end_sections(tp, d->sections);
 	/* the table said the same, or check_held reported it */
 	WRITE_ONCE(run->count, 0);
 	memset(run->sections, 0, sizeof(run->sections));
