@@ -5,7 +5,7 @@
 #   scripts/check-indirect.sh MODULE.ko
 #
 # Allowed, because their targets can never be a helper or kfunc:
-#   rtg_release_all, rtg_release_described
+#   rtg_release_all, rtg_release_described, rtg_end_sections
 #                       call thunks that the JIT placed in the program's
 #                       own image, each starting with ENDBR (patch "call
 #                       the owner's hooks around helper and kfunc calls")
@@ -15,7 +15,7 @@
 #                       registered trace probes, which take their address
 set -euo pipefail
 ko=${1:?usage: check-indirect.sh MODULE.ko}
-allowed='^((rtg_release_all|rtg_release_described)(\.[a-z]+\.[0-9]+)?|__traceiter_.*|trace_event_raw_event_.*|perf_trace_.*|trace_raw_output_.*|__bpf_trace_.*|trace_event_get_offsets_.*)$'
+allowed='^((rtg_release_all|rtg_release_described|rtg_end_sections)(\.[a-z]+\.[0-9]+)?|__traceiter_.*|trace_event_raw_event_.*|perf_trace_.*|trace_raw_output_.*|__bpf_trace_.*|trace_event_get_offsets_.*)$'
 
 objdump -dr --no-show-raw-insn "$ko" | awk -v allowed="$allowed" '
 	/^[0-9a-f]+ <.*>:$/ { fn = $2; gsub(/[<>:]/, "", fn); next }
