@@ -384,11 +384,15 @@ enum rtg_debug_mode {
 extern int rtg_debug;
 
 /*
- * rtg_slow_calls: while not zero, hooked calls take their slow path (the
- * pre hook): a stop is pending somewhere, or the rtg_call event is on.
- * The JIT tests it in line before each such call.
+ * rtg_slow: while a CPU's word is not zero, hooked calls made on it take
+ * their slow path (the pre hook): the watchdog marked a run there (one for
+ * each marked run in flight, rtguard_watchdog.c), or on every CPU one of
+ * the rtg_call, rtg_acquire and rtg_release events is on or check_held is
+ * set (rtg_slow_all()). The JIT tests it in line before each such call.
  */
-extern atomic_t rtg_slow_calls;
+DECLARE_PER_CPU(u32, rtg_slow);
+void rtg_slow_all(int delta);
+u32 rtg_slow_sum(void);
 
 /* rtguard_entry.S */
 long rtg_pre_entry(void);
@@ -640,9 +644,24 @@ void rtg_held_exit(void);
 long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site,
 		       const u64 *args, const struct rtg_callee_regs *regs);
 u64 rtg_watchdog_run_exit(struct rtg_run *run, u64 ret);
-void rtg_watchdog_stats(u64 *ticks, u64 *ns, u64 *wakeups);
-void rtg_watchdog_stop_stats(u64 *described, u64 *table);
+/**
+ * struct rtg_watchdog_stats - what the watchdog did, summed over the CPUs
+ * @ticks: timer expiries that judged runs
+ * @tick_ns: the time they took
+ * @wakeups: timer expiries, all of them
+ * @idle_wakeups: expiries that found no run in flight on their CPU
+ * @stops_described: stops that gave back what a description named
+ * @stops_from_table: stops that gave back what a run's table held
+ */
+struct rtg_watchdog_stats {
+	u64 ticks, tick_ns, wakeups, idle_wakeups;
+	u64 stops_described, stops_from_table;
+};
+
+void rtg_watchdog_stats(struct rtg_watchdog_stats *st);
 void rtg_watchdog_limits_changed(void);
+DECLARE_PER_CPU(struct bpf_call_hook_cpu, rtg_watch_cpu);
+void rtg_watchdog_arm(void);
 int rtg_watchdog_init(void);
 void rtg_watchdog_exit(void);
 

@@ -230,15 +230,16 @@ DEFINE_SHOW_ATTRIBUTE(rtg_held);
 /* Counters that belong to no program, "name: value" each. */
 static int rtg_stats_show(struct seq_file *m, void *v)
 {
-	u64 ticks, ns, wakeups, described, table;
+	struct rtg_watchdog_stats st;
 
-	rtg_watchdog_stats(&ticks, &ns, &wakeups);
-	rtg_watchdog_stop_stats(&described, &table);
-	seq_printf(m, "stops_described: %llu\nstops_from_table: %llu\n", described, table);
+	rtg_watchdog_stats(&st);
+	seq_printf(m, "stops_described: %llu\nstops_from_table: %llu\n",
+		   st.stops_described, st.stops_from_table);
 	seq_printf(m, "watchdog_ticks: %llu\nwatchdog_tick_ns: %llu\nwatchdog_wakeups: %llu\n",
-		   ticks, ns, wakeups);
-	seq_printf(m, "slow_calls: %d\ntrace_lost: %llu\ntsc_khz: %u\n",
-		   atomic_read(&rtg_slow_calls), rtg_trace_lost(), tsc_khz);
+		   st.ticks, st.tick_ns, st.wakeups);
+	seq_printf(m, "watchdog_idle_wakeups: %llu\n", st.idle_wakeups);
+	seq_printf(m, "slow_calls: %u\ntrace_lost: %llu\ntsc_khz: %u\n",
+		   rtg_slow_sum(), rtg_trace_lost(), tsc_khz);
 	rtg_held_stats(m);
 	return 0;
 }

@@ -395,9 +395,9 @@ static int rtg_param_set_check_held(const char *val, const struct kernel_param *
 	mutex_lock(&rtg_check_held_lock);
 	/* every tracked call takes the pre hook while checking */
 	if (on && !rtg_check_held)
-		atomic_inc(&rtg_slow_calls);
+		rtg_slow_all(1);
 	else if (!on && rtg_check_held)
-		atomic_dec(&rtg_slow_calls);
+		rtg_slow_all(-1);
 	WRITE_ONCE(rtg_check_held, on);
 	mutex_unlock(&rtg_check_held_lock);
 	return 0;
@@ -408,7 +408,7 @@ void rtg_held_exit(void)
 {
 	mutex_lock(&rtg_check_held_lock);
 	if (rtg_check_held)
-		atomic_dec(&rtg_slow_calls);
+		rtg_slow_all(-1);
 	rtg_check_held = false;
 	mutex_unlock(&rtg_check_held_lock);
 }

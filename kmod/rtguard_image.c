@@ -148,7 +148,7 @@ static bool rtg_select(void *data, struct bpf_prog *prog,
 	} else if (image->mode == RTG_IMAGE_TRACE) {
 		/* while nothing reads the event, the call is made alone */
 		hook->pre = rtg_pre_entry;
-		hook->pre_flag = (const u32 *)&rtg_slow_calls;
+		hook->pre_flag = &rtg_slow;
 		hook->post = rtg_trace_post;
 		hook->pass_token = true;
 		hook->plain_when_clear = true;
@@ -177,6 +177,8 @@ const struct bpf_call_hook_ops rtg_call_hook_ops = {
 	.select = rtg_select,
 	.prog_free = rtg_prog_free,
 	.run_exit = rtg_run_exit,
+	.cpu = &rtg_watch_cpu,
+	.run_arm = rtg_watchdog_arm,
 };
 
 /**

@@ -65,27 +65,27 @@ int rtg_trace_reg(void)
 		/* no traced call has ended since the event was last off */
 		per_cpu(rtg_trace_batch.n, cpu) = 0;
 	}
-	atomic_inc(&rtg_slow_calls);
+	rtg_slow_all(1);
 	return 0;
 }
 
 /* ... and off. */
 void rtg_trace_unreg(void)
 {
-	atomic_dec(&rtg_slow_calls);
+	rtg_slow_all(-1);
 }
 
 /* rtg_acquire or rtg_release was turned on: tracked calls take their hooks. */
 int rtg_hold_trace_reg(void)
 {
-	atomic_inc(&rtg_slow_calls);
+	rtg_slow_all(1);
 	return 0;
 }
 
 /* ... and off. */
 void rtg_hold_trace_unreg(void)
 {
-	atomic_dec(&rtg_slow_calls);
+	rtg_slow_all(-1);
 }
 
 #define CREATE_TRACE_POINTS

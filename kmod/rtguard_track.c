@@ -6,11 +6,11 @@
  *
  * The JIT calls the function itself directly and the hooks around it
  * directly. While no run must stop and nothing traces calls or holds
- * (rtg_slow_calls), an acquisition is pushed onto the run's table and
+ * (rtg_slow), an acquisition is pushed onto the run's table and
  * the release of its newest entry popped by the JIT in line, with no
  * hook called; every other case, and every other role, calls the post
  * hook after the call, which keeps the table exact, and, while
- * rtg_slow_calls is set, the pre hook before it. A post hook takes no
+ * rtg_slow is set, the pre hook before it. A post hook takes no
  * clock, no lock and no atomic.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -30,7 +30,7 @@
  * @r5: BPF R5
  * @site: the call site
  *
- * Called through rtg_pre_entry() while rtg_slow_calls is set: starts the
+ * Called through rtg_pre_entry() while rtg_slow is set: starts the
  * call's record.
  *
  * Return: the token of the call's record (0 for none), passed to the post
@@ -57,7 +57,7 @@ long rtg_pre_trace(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site
  * @r9: BPF R9
  * @fp: BPF R10, the calling frame's frame pointer
  *
- * Called through rtg_pre_track_entry() while rtg_slow_calls is set, and
+ * Called through rtg_pre_track_entry() while rtg_slow is set, and
  * before every bpf_dynptr_clone() call. Compares the verifier's
  * description of what the run holds with its table in checking mode,
  * stops the current run if the watchdog marked it (and then may not
@@ -126,7 +126,7 @@ static __always_inline u64 rtg_post_done(u64 r0, u64 token,
  * @token: the pre hook's token
  * @site: the call site
  *
- * Called only when the JIT's in-line push was not taken (rtg_slow_calls
+ * Called only when the JIT's in-line push was not taken (rtg_slow
  * set: a stop pending, or calls or holds traced) or could not be done
  * (a full table, which rtg_run_hold() compacts), so it is the general
  * path alone.
@@ -172,7 +172,7 @@ static noinline u64 rtg_release_post_slow(u64 r0, u64 saved, u64 token,
  * @token: the pre hook's token
  * @site: the call site
  *
- * Called when the JIT's in-line pop was not taken (rtg_slow_calls set)
+ * Called when the JIT's in-line pop was not taken (rtg_slow set)
  * or could not be done (the object is not the newest entry). In line
  * when the object is among the RTG_RELEASE_NEAR_TOP newest entries;
  * anything else is a tail call of the general path.
@@ -522,7 +522,7 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 	hook->pre = rtg_pre_track_entry;
 	/* a clone is followed on every run, a stop only while one is pending */
 	if (site->role != RTG_ROLE_DYNPTR_CLONE)
-		hook->pre_flag = (const u32 *)&rtg_slow_calls;
+		hook->pre_flag = &rtg_slow;
 	/*
 	 * Fast-execute skips a call whose result the verifier saw as
 	 * possibly NULL, but never one that takes an argument from the

@@ -35,6 +35,7 @@
 #include <linux/bpf_call_hook.h>
 #include <linux/cpuhotplug.h>
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/mutex.h>
 #include <linux/pkt_cls.h>
 #include <linux/sched/clock.h>
@@ -44,10 +45,16 @@
 #include "rtguard_trace.h"
 
 static DEFINE_PER_CPU(struct hrtimer, rtg_watchdog_timer);
+/* runs in flight on each CPU (counted by the JIT) and whether it is watched */
+DEFINE_PER_CPU(struct bpf_call_hook_cpu, rtg_watch_cpu);
+/* starts the timer for a run that found its CPU unwatched */
+static DEFINE_PER_CPU(struct irq_work, rtg_watchdog_arm_work);
 /* armed ticks and the time they took, for the benchmark; every expiry */
 static DEFINE_PER_CPU(u64, rtg_watchdog_ticks);
 static DEFINE_PER_CPU(u64, rtg_watchdog_tick_ns);
 static DEFINE_PER_CPU(u64, rtg_watchdog_wakeups);
+/* expiries that found no run in flight on their CPU (and stopped) */
+static DEFINE_PER_CPU(u64, rtg_watchdog_idle_wakeups);
 static enum cpuhp_state rtg_watchdog_cpuhp;
 /* serialises starting the timers with the module's init and exit */
 static DEFINE_MUTEX(rtg_watchdog_lock);
@@ -263,7 +270,8 @@ u64 rtg_watchdog_run_exit(struct rtg_run *run, u64 ret)
 	u64 us = rtg_clock_ns(rtg_clock() - run->start) / NSEC_PER_USEC;
 	u32 released;
 
-	atomic_dec(&rtg_slow_calls);
+	/* the run was marked on this CPU, and never left it */
+	this_cpu_dec(rtg_slow);
 	if (run->how == RTG_HOW_NONE)
 		return ret;
 	released = run->fast_releases;
@@ -345,7 +353,7 @@ static void rtg_watchdog_check(u64 runtime, u64 hold)
 		}
 		if (reason) {
 			WRITE_ONCE(run->stop, reason);
-			atomic_inc(&rtg_slow_calls);
+			this_cpu_inc(rtg_slow);
 			rtg_watchdog_end_loops(run);
 		}
 	}
@@ -359,8 +367,14 @@ static bool rtg_watchdog_armed(void)
 /*
  * A timer, not a thread: runaway programs may keep every CPU busy in
  * kernel code that does not schedule, and the timer still interrupts them.
- * It runs only while a limit is set, and stops on its first expiry after
- * both are off: a CPU is never woken for nothing to watch.
+ * It runs only while a limit is set and a run is in flight on its CPU:
+ * the first run to begin on an unwatched CPU starts it (through
+ * rtg_watchdog_arm()), and it stops on its first expiry that finds no run
+ * in flight there, or both limits off. A CPU with no run is never woken.
+ *
+ * rtg_watch_cpu.watch is zero while the next run must start the timer;
+ * the timer, the arming work and rtg_watchdog_kick() write it, each on its
+ * own CPU with interrupts off; runs only read it.
  */
 static enum hrtimer_restart rtg_watchdog_fn(struct hrtimer *timer)
 {
@@ -368,8 +382,14 @@ static enum hrtimer_restart rtg_watchdog_fn(struct hrtimer *timer)
 	u64 t0;
 
 	__this_cpu_inc(rtg_watchdog_wakeups);
+	/* with both limits off, no run need start it again */
 	if (!ms && !us)
 		return HRTIMER_NORESTART;
+	if (!__this_cpu_read(rtg_watch_cpu.runs)) {
+		__this_cpu_inc(rtg_watchdog_idle_wakeups);
+		__this_cpu_write(rtg_watch_cpu.watch, 0);
+		return HRTIMER_NORESTART;
+	}
 	t0 = local_clock();
 	/* cycles = ns * kHz / 10^6 */
 	rtg_watchdog_check(mul_u64_u32_div((u64)ms * NSEC_PER_MSEC, tsc_khz, USEC_PER_SEC),
@@ -382,7 +402,7 @@ static enum hrtimer_restart rtg_watchdog_fn(struct hrtimer *timer)
 }
 
 /* Start this CPU's timer if a limit is set and it is not running. */
-static void rtg_watchdog_kick(void *unused)
+static void rtg_watchdog_start(void)
 {
 	struct hrtimer *timer = this_cpu_ptr(&rtg_watchdog_timer);
 
@@ -391,11 +411,46 @@ static void rtg_watchdog_kick(void *unused)
 		hrtimer_start(timer, ms_to_ktime(1), HRTIMER_MODE_REL_PINNED_HARD);
 }
 
+static void rtg_watchdog_arm_fn(struct irq_work *work)
+{
+	rtg_watchdog_start();
+}
+
+/**
+ * rtg_watchdog_arm() - a run begins on a CPU whose timer is stopped
+ *
+ * Called by the JIT compiled entry of a run (&bpf_call_hook_ops.run_arm),
+ * in whatever context the program runs in: NMI, or holding the hrtimer
+ * base lock (a program on the hrtimer_start tracepoint). So the timer is
+ * started from an interrupt work, which runs on this CPU as soon as
+ * interrupts are on. Runs that begin meanwhile do not ask again.
+ */
+notrace void rtg_watchdog_arm(void)
+{
+	this_cpu_write(rtg_watch_cpu.watch, 1);
+	irq_work_queue(this_cpu_ptr(&rtg_watchdog_arm_work));
+}
+
+/*
+ * A limit was set: start this CPU's timer if a run is in flight here (it
+ * may have begun with both limits off), else have the next run start it.
+ */
+static void rtg_watchdog_kick(void *unused)
+{
+	if (!rtg_watchdog_armed() || hrtimer_active(this_cpu_ptr(&rtg_watchdog_timer)))
+		return;
+	if (__this_cpu_read(rtg_watch_cpu.runs))
+		rtg_watchdog_start();
+	else
+		__this_cpu_write(rtg_watch_cpu.watch, 0);
+}
+
 /**
  * rtg_watchdog_limits_changed() - watchdog_ms or hold_limit_us was written
  *
- * Starts the timers of the online CPUs when a limit is now set; they stop
- * on their own once both are off.
+ * When a limit is now set, the CPUs with runs in flight start their
+ * timers, and the others start them with their next run; the timers stop
+ * on their own once both limits are off.
  */
 void rtg_watchdog_limits_changed(void)
 {
@@ -414,66 +469,61 @@ static int rtg_watchdog_cpu_online(unsigned int cpu)
 
 	hrtimer_init(timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 	timer->function = rtg_watchdog_fn;
+	local_irq_disable();
 	rtg_watchdog_kick(NULL);
+	local_irq_enable();
 	return 0;
 }
 
 static int rtg_watchdog_cpu_offline(unsigned int cpu)
 {
+	/* no run asks for the timer from now on */
+	local_irq_disable();
+	__this_cpu_write(rtg_watch_cpu.watch, 1);
+	local_irq_enable();
+	irq_work_sync(this_cpu_ptr(&rtg_watchdog_arm_work));
 	hrtimer_cancel(this_cpu_ptr(&rtg_watchdog_timer));
 	return 0;
 }
 
 /**
- * rtg_watchdog_stats() - watchdog timer expiries so far, on all CPUs
- * @ticks: set to the number of armed ticks
- * @ns: set to the time they took, in ns
- * @wakeups: set to the number of expiries, armed or not
+ * rtg_watchdog_stats() - what the watchdog did so far, on all CPUs
+ * @st: filled in
  */
-/**
- * rtg_watchdog_stop_stats() - what the stops that unwound gave back by
- * @described: stops that released what the verifier's description named
- * @table: stops that released what the run's table held
- */
-void rtg_watchdog_stop_stats(u64 *described, u64 *table)
+void rtg_watchdog_stats(struct rtg_watchdog_stats *st)
 {
 	int cpu;
 
-	*described = 0;
-	*table = 0;
+	memset(st, 0, sizeof(*st));
 	for_each_possible_cpu(cpu) {
-		*described += per_cpu(rtg_stops_described, cpu);
-		*table += per_cpu(rtg_stops_from_table, cpu);
-	}
-}
-
-void rtg_watchdog_stats(u64 *ticks, u64 *ns, u64 *wakeups)
-{
-	int cpu;
-
-	*ticks = 0;
-	*ns = 0;
-	*wakeups = 0;
-	for_each_possible_cpu(cpu) {
-		*ticks += per_cpu(rtg_watchdog_ticks, cpu);
-		*ns += per_cpu(rtg_watchdog_tick_ns, cpu);
-		*wakeups += per_cpu(rtg_watchdog_wakeups, cpu);
+		st->ticks += per_cpu(rtg_watchdog_ticks, cpu);
+		st->tick_ns += per_cpu(rtg_watchdog_tick_ns, cpu);
+		st->wakeups += per_cpu(rtg_watchdog_wakeups, cpu);
+		st->idle_wakeups += per_cpu(rtg_watchdog_idle_wakeups, cpu);
+		st->stops_described += per_cpu(rtg_stops_described, cpu);
+		st->stops_from_table += per_cpu(rtg_stops_from_table, cpu);
 	}
 }
 
 /**
  * rtg_watchdog_init() - set up the watchdog timer of every CPU
  *
- * The timers run while a limit is set (rtg_watchdog_limits_changed()).
+ * A CPU's timer runs while a limit is set and a run is in flight there.
  *
  * Return: 0, or a negative errno.
  */
 int rtg_watchdog_init(void)
 {
-	int ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "bpf_rtguard:watchdog",
-				    rtg_watchdog_cpu_online,
-				    rtg_watchdog_cpu_offline);
+	int cpu, ret;
 
+	/* the CPUs' timers are set up below: until then, no run asks */
+	for_each_possible_cpu(cpu) {
+		per_cpu(rtg_watch_cpu.watch, cpu) = 1;
+		per_cpu(rtg_watchdog_arm_work, cpu) =
+			IRQ_WORK_INIT_HARD(rtg_watchdog_arm_fn);
+	}
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "bpf_rtguard:watchdog",
+				rtg_watchdog_cpu_online, rtg_watchdog_cpu_offline);
 	if (ret < 0)
 		return ret;
 	rtg_watchdog_cpuhp = ret;

@@ -335,53 +335,86 @@ static struct bench_bpf *bench_calls_load(const char *track, const char *wd_ms)
 
 #define STOPS 9
 
+struct tick_figures {
+	double tick_ns;		/* an armed tick, judging the run in flight */
+	double idle_off;	/* wakeups per CPU and second, idle, watchdog off */
+	double idle_on;		/* the same, watchdog_ms set */
+	double run_ms;		/* a run stopped at 500 ms */
+	uint64_t run_wakeups;	/* expiries during it, all CPUs */
+	uint64_t run_idle;	/* of which, found no run in flight */
+};
+
 /*
- * Average cost of an armed watchdog tick with n tracked programs loaded,
- * idle, and the timer's wakeups per CPU and second with the watchdog off
- * (*off) and armed (*on).
+ * The watchdog's timers with n tracked programs loaded: idle, with the
+ * watchdog off and on, then while one CPU runs a run of 500 ms (the cost
+ * of a tick, and what the other CPUs see).
  */
-static double tick_cost(int n, double *off, double *on)
+static void tick_cost(int n, struct tick_figures *f)
 {
 	static struct bench_bpf *skel[100];
+	struct watchdog_bpf *wd;
 	uint64_t t0 = 0, n0 = 0, t1 = 0, n1 = 0, w0 = 0, w1 = 0, w2 = 0, w3 = 0;
+	uint64_t i0 = 0, i1 = 0;
 	int i, loaded = 0, cpus = ncpus();
 	double s0, s1, s2, s3;
 
+	memset(f, 0, sizeof(*f));
 	for (i = 0; i < n; i++)
 		loaded += !!(skel[i] = bench_calls_load("1", "0"));
+	wd = watchdog_bpf__open();
+	if (wd) {
+		wd->bss->target_pid = getpid();
+		if (watchdog_bpf__load(wd)) {
+			watchdog_bpf__destroy(wd);
+			wd = NULL;
+		}
+	}
 	s0 = now_ms();
 	stat_read("watchdog_wakeups", &w0);
 	usleep(1000000);
 	stat_read("watchdog_wakeups", &w1);
 	s1 = now_ms();
-	param_write("watchdog_ms", "60000");
-	stat_read("watchdog_ticks", &n0);
-	stat_read("watchdog_tick_ns", &t0);
+	param_write("watchdog_ms", "500");
 	stat_read("watchdog_wakeups", &w2);
 	s2 = now_ms();
 	usleep(1000000);
-	stat_read("watchdog_ticks", &n1);
-	stat_read("watchdog_tick_ns", &t1);
 	stat_read("watchdog_wakeups", &w3);
 	s3 = now_ms();
+	f->idle_off = (w1 - w0) / cpus / ((s1 - s0) / 1000);
+	f->idle_on = (w3 - w2) / cpus / ((s3 - s2) / 1000);
+	if (ASSERT_OK_PTR(wd, "load watchdog")) {
+		stat_read("watchdog_ticks", &n0);
+		stat_read("watchdog_tick_ns", &t0);
+		stat_read("watchdog_idle_wakeups", &i0);
+		ASSERT_EQ(run_prog_timed(wd->progs.wd_loop, &f->run_ms), -ETIMEDOUT,
+			  "wd_loop stopped");
+		stat_read("watchdog_ticks", &n1);
+		stat_read("watchdog_tick_ns", &t1);
+		stat_read("watchdog_wakeups", &w0);
+		stat_read("watchdog_idle_wakeups", &i1);
+		f->run_wakeups = w0 - w3;
+		f->run_idle = i1 - i0;
+		f->tick_ns = n1 > n0 ? (double)(t1 - t0) / (n1 - n0) : -1;
+		watchdog_bpf__destroy(wd);
+	}
 	param_write("watchdog_ms", "0");
 	for (i = 0; i < n; i++)
 		bench_bpf__destroy(skel[i]);
 	ASSERT_EQ(loaded, n, "tracked programs loaded");
-	*off = (w1 - w0) / cpus / ((s1 - s0) / 1000);
-	*on = (w3 - w2) / cpus / ((s3 - s2) / 1000);
-	return n1 > n0 ? (double)(t1 - t0) / (n1 - n0) : -1;
 }
 
 static void bench_ticks(void)
 {
-	double off1, on1, off100, on100;
-	double one = tick_cost(1, &off1, &on1), hundred = tick_cost(100, &off100, &on100);
+	struct tick_figures one, hundred;
 
-	printf("  armed watchdog tick, per CPU: %.0f ns with 1 tracked program loaded, %.0f ns with 100 (idle; target: equal)\n",
-	       one, hundred);
-	printf("  watchdog timer wakeups per CPU and second, 100 tracked programs loaded, idle: %.0f with the watchdog off, %.0f armed (target: 0 with no run in flight)\n",
-	       off100, on100);
+	tick_cost(1, &one);
+	tick_cost(100, &hundred);
+	printf("  armed watchdog tick, per CPU: %.0f ns with 1 tracked program loaded, %.0f ns with 100 (one run in flight; target: equal)\n",
+	       one.tick_ns, hundred.tick_ns);
+	printf("  watchdog timer wakeups per CPU and second, 100 tracked programs loaded, idle: %.0f with the watchdog off, %.0f with watchdog_ms set (target: 0 with no run in flight)\n",
+	       hundred.idle_off, hundred.idle_on);
+	printf("  a run of %.0f ms on one CPU of %d: %lu timer expiries, %lu of them with no run in flight on their CPU (target: 0, one after the run's end at most)\n",
+	       hundred.run_ms, ncpus(), hundred.run_wakeups, hundred.run_idle);
 }
 
 WITH_MODULE(bench_watchdog, "");

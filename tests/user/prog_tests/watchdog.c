@@ -439,44 +439,68 @@ void test_watchdog_may_goto(void)
 	watchdog_bpf__destroy(skel);
 }
 
-static uint64_t wd_wakeups(void)
+static uint64_t wd_stat(const char *name)
 {
 	uint64_t n = 0;
 
-	ASSERT_OK(stat_read("watchdog_wakeups", &n), "stats: watchdog_wakeups");
+	ASSERT_OK(stat_read(name, &n), "stats: %s", name);
 	return n;
 }
 
+static uint64_t wd_wakeups(void)
+{
+	return wd_stat("watchdog_wakeups");
+}
+
 /*
- * The watchdog's timers run only while a limit is set: with both off no
- * CPU is woken, with one set the CPUs tick, and once both are off again
- * each timer expires once more at most, then never.
+ * A CPU's watchdog timer runs only while a limit is set and a tracked run
+ * is in flight there: with both limits off no CPU is woken, nor with one
+ * set while nothing runs; a run of 150 ms wakes its own CPU's timer, about
+ * once a millisecond, and no other CPU's (no expiry finds its CPU without
+ * a run while it runs); once the run returns, the timer expires once more
+ * at most, then never.
  */
 WITH_MODULE(test_watchdog_idle, "track=1");
 void test_watchdog_idle(void)
 {
-	uint64_t a, b, c, d;
+	struct watchdog_bpf *skel = wd_load();
+	uint64_t a, b, c, d, idle0, idle1;
+	double ms;
 
+	if (!skel)
+		return;
 	a = wd_wakeups();
 	usleep(300 * 1000);
 	ASSERT_EQ(wd_wakeups(), a, "wakeups with both limits off");
 	ASSERT_OK(param_write("hold_limit_us", "100000"), "hold_limit_us=100000");
-	usleep(100 * 1000);
-	b = wd_wakeups();
-	ASSERT_GT(b, a, "wakeups with hold_limit_us set");
+	usleep(300 * 1000);
+	ASSERT_EQ(wd_wakeups(), a, "wakeups with hold_limit_us set, nothing running");
 	ASSERT_OK(param_write("hold_limit_us", "0"), "hold_limit_us=0");
-	ASSERT_OK(param_write("watchdog_ms", "1000"), "watchdog_ms=1000");
-	usleep(100 * 1000);
-	ASSERT_GT(wd_wakeups(), b, "wakeups with watchdog_ms set");
-	ASSERT_OK(param_write("watchdog_ms", "0"), "watchdog_ms=0");
+	ASSERT_OK(param_write("watchdog_ms", "150"), "watchdog_ms=150");
+	usleep(300 * 1000);
+	ASSERT_EQ(wd_wakeups(), a, "wakeups with watchdog_ms set, nothing running");
+
+	idle0 = wd_stat("watchdog_idle_wakeups");
+	ASSERT_EQ(run_prog_timed(skel->progs.wd_loop, &ms), -ETIMEDOUT, "wd_loop stopped");
+	b = wd_wakeups();
+	idle1 = wd_stat("watchdog_idle_wakeups");
+	printf("  a run of %.0f ms: %lu timer expiries, %lu of them with no run in flight\n",
+	       ms, b - a, idle1 - idle0);
+	ASSERT_GE(b - a, 50, "expiries during a 150 ms run");
+	/* one CPU at 1 kHz, not every CPU */
+	ASSERT_LE(b - a, (uint64_t)ms + 5, "expiries during the run: one CPU's timer");
+	ASSERT_LE(idle1 - idle0, 1, "expiries that found no run in flight");
+
+	usleep(300 * 1000);
 	c = wd_wakeups();
+	ASSERT_LE(c - b, 1, "expiries once the run returned: one at most");
 	usleep(300 * 1000);
-	d = wd_wakeups();
-	ASSERT_LE(d - c, (uint64_t)ncpus(), "wakeups once both are off: one per CPU at most");
-	usleep(300 * 1000);
-	ASSERT_EQ(wd_wakeups(), d, "wakeups after that");
+	ASSERT_EQ(wd_wakeups(), c, "expiries after that");
+	ASSERT_OK(param_write("watchdog_ms", "0"), "watchdog_ms=0");
 	/* a limit that is not a number is refused, and starts nothing */
 	ASSERT_ERR(param_write("watchdog_ms", "soon"), "watchdog_ms=soon refused");
 	usleep(100 * 1000);
-	ASSERT_EQ(wd_wakeups(), d, "wakeups after a refused limit");
+	d = wd_wakeups();
+	ASSERT_EQ(d, c, "wakeups after a refused limit");
+	watchdog_bpf__destroy(skel);
 }
