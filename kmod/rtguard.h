@@ -208,7 +208,10 @@ static inline bool rtg_held_is_clone(const struct rtg_held *h)
  * @stop: &enum rtg_stop_reason, set by the watchdog timer of this CPU
  * @incomplete: something the run acquired was not recorded: it is never
  *	unwound, only fast-executed
- * @unmatched: releases that matched nothing held
+ * @sample: set by the watchdog timer for a run of a described program
+ *	(&rtg_prog.described) while hold_limit_us is set: its next hooked
+ *	call refreshes @held from the call's description
+ * @unmatched: releases that matched nothing held (at most U8_MAX)
  * @how: &enum rtg_stop_how once the stop took effect
  * @sections: depth of each &enum rtg_section
  * @pad: unused
@@ -222,7 +225,7 @@ static inline bool rtg_held_is_clone(const struct rtg_held *h)
  * the run's own stack frame, in bpf_prog_aux.call_hook_run_size bytes
  * right below the program's stack: @stop, @incomplete and @unmatched are
  * its exit flags (the run's exit calls rtg_run_exit() while one of them
- * or @count is set), @how to @pad its state, @fast_releases and @pad2 its
+ * or @count is set, @sample included), @how to @pad its state, @fast_releases and @pad2 its
  * scratch word. The JIT fills in everything above @fast_releases at the
  * run's entry, and pushes acquisitions to and pops releases from @held
  * in line. current->bpf_hook_run points to the
@@ -237,7 +240,8 @@ struct rtg_run {
 	u32 count;
 	u8 stop;
 	u8 incomplete;
-	u16 unmatched;
+	u8 sample;
+	u8 unmatched;
 	u8 how;
 	u8 sections[RTG_NR_SECTIONS];
 	u8 pad;
@@ -261,6 +265,11 @@ struct rtg_run {
  *	takes references the tables do not track (a helper that acquires on
  *	some paths only), calls a function the verifier did not describe, or
  *	has its own exception callback
+ * @described: the verifier describes what the program holds at each of
+ *	its calls, completely (rtg_held_prog_described()): its runs keep no
+ *	table as they go; a stop gives back what the description of the
+ *	call it happens at names, and the table holds what samples of those
+ *	descriptions saw, for hold_limit_us
  * @incomplete: runs that could not record everything
  * @unmatched: releases that matched nothing held
  * @leftover: resources still in the table when a run returned (a release
@@ -286,6 +295,7 @@ struct rtg_prog {
 	bool stoppable;
 	u64 stop_ret;
 	bool no_unwind;
+	bool described;
 	atomic_long_t incomplete;
 	atomic_long_t unmatched;
 	atomic_long_t leftover;
@@ -628,6 +638,7 @@ struct rtg_held_res {
 #define RTG_DESCRIBED_MAX	32
 
 extern bool rtg_check_held;
+extern bool rtg_describe;
 int rtg_held_resolve(const struct rtg_site *site, const u64 *args,
 		     const struct rtg_callee_regs *regs, struct rtg_held_res *res,
 		     int max, u8 *sections);
@@ -635,6 +646,9 @@ enum rtg_held_count rtg_held_read(const struct bpf_held_desc *d, u32 *i,
 				  const struct rtg_held_cx *cx, u64 *obj, u64 *slot);
 void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
 		    const u64 *args, const struct rtg_callee_regs *regs);
+bool rtg_held_prog_described(const struct bpf_prog_aux *main);
+void rtg_held_sample(struct rtg_run *run, const struct rtg_site *site,
+		     const u64 *args, const struct rtg_callee_regs *regs);
 void rtg_held_stats(struct seq_file *m);
 void rtg_held_desc_header(struct seq_file *m);
 void rtg_held_desc_show(struct seq_file *m, const struct rtg_site *site);

@@ -305,6 +305,95 @@ int rtg_held_resolve(const struct rtg_site *site, const u64 *args,
 	return n;
 }
 
+/* Whether one call's description can say all that a run holds there. */
+static bool rtg_held_desc_complete(const struct bpf_call_info *info, u32 clone_id)
+{
+	const struct bpf_held_desc *d = info->held;
+	u32 i;
+
+	/* a dynptr's clones are places of their own, read as disagreeing */
+	if (!d || d->flags || d->global || info->ret_acquired_mixed ||
+	    (info->btf && clone_id && info->id == clone_id))
+		return false;
+	for (i = 0; i < d->nr_locs; i++)
+		if (d->loc[i].reg == BPF_HELD_NOWHERE ||
+		    (d->loc[i].kind != BPF_HELD_LOCK &&
+		     d->loc[i].acq_idx == BPF_HELD_ACQ_UNKNOWN))
+			return false;
+	return true;
+}
+
+/**
+ * rtg_held_prog_described() - whether a program keeps no run-time table
+ * @main: the program, verified and rewritten
+ *
+ * A program is described when the verifier described every one of its
+ * calls, each description agreeing on all paths but for NULL, in no
+ * global function, naming the call that acquired each resource and no
+ * place that a hook cannot read, and the program never clones a dynptr.
+ * Programs loaded while describe is off keep their table, and so do those
+ * loaded while check_held is set, to compare.
+ *
+ * Return: true for a described program.
+ */
+bool rtg_held_prog_described(const struct bpf_prog_aux *main)
+{
+	u32 clone_id = rtg_pairing_vmlinux_kfunc("bpf_dynptr_clone");
+	u32 i;
+
+	if (!READ_ONCE(rtg_describe) || READ_ONCE(rtg_check_held) || !main->call_info_cnt)
+		return false;
+	for (i = 0; i < main->call_info_cnt; i++)
+		if (!rtg_held_desc_complete(&main->call_info[i], clone_id))
+			return false;
+	return true;
+}
+
+/**
+ * rtg_held_sample() - refresh a described run's table before a call
+ * @run: the current run, of a described program, asked for a sample
+ * @site: the call it is about to make
+ * @args: BPF R1-R5
+ * @regs: BPF R6-R9 and R10 of the calling frame
+ *
+ * The table then holds what the call's description names, each entry
+ * keeping the time the watchdog first saw it when an earlier sample had
+ * it, so that hold_limit_us judges described runs as it judges the
+ * others. A description that does not fit the run empties the table:
+ * nothing is judged that is not known.
+ */
+void rtg_held_sample(struct rtg_run *run, const struct rtg_site *site,
+		     const u64 *args, const struct rtg_callee_regs *regs)
+{
+	struct rtg_held_res res[RTG_DESCRIBED_MAX];
+	u8 sections[RTG_NR_SECTIONS];
+	u64 seen[RTG_DESCRIBED_MAX];
+	unsigned long flags;
+	int n, i, j;
+
+	n = rtg_held_resolve(site, args, regs, res, RTG_DESCRIBED_MAX, sections);
+	n = min_t(int, n, rtg_run_prog(run)->nslots);
+	for (i = 0; i < n; i++) {
+		seen[i] = 0;
+		for (j = 0; j < run->count; j++)
+			if (run->held[j].obj == res[i].obj && run->held[j].site == res[i].acq)
+				seen[i] = run->held[j].seen;
+	}
+	/* the watchdog timer of this CPU sees the old table or the new one */
+	local_irq_save(flags);
+	for (i = 0; i < n; i++) {
+		run->held[i].obj = res[i].obj;
+		run->held[i].site = res[i].acq;
+		run->held[i].seen = seen[i];
+	}
+	run->count = max(n, 0);
+	if (n >= 0)
+		memcpy(run->sections, sections, sizeof(run->sections));
+	run->sample = 0;
+	local_irq_restore(flags);
+	this_cpu_dec(rtg_slow);
+}
+
 /**
  * rtg_held_stats() - what the checking mode found so far
  * @m: the stats file

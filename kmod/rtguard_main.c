@@ -100,6 +100,11 @@ module_param_cb(track, &rtg_bool_ops, &rtg_track, 0644);
 MODULE_PARM_DESC(track,
 		 "Track what each run of programs JIT compiled while set holds: acquire and release calls are hooked (default: off)");
 
+bool rtg_describe = true;
+module_param_cb(describe, &rtg_bool_ops, &rtg_describe, 0644);
+MODULE_PARM_DESC(describe,
+		 "Tracked programs JIT compiled while set whose every call the verifier describes completely keep no run-time table: their calls cost a compare and a branch, and a stop gives back what the description of its call names (default: on; check_held=1 keeps every table)");
+
 /* a watchdog limit: the timers run only while one is set */
 static int rtg_param_set_limit(const char *val, const struct kernel_param *kp)
 {

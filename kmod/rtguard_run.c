@@ -107,6 +107,7 @@ struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main)
 	tp->no_unwind = !(main->call_hook_flags & BPF_CALL_HOOK_UNWIND);
 	tp->nslots = (main->call_hook_run_size - sizeof(struct rtg_run)) /
 		     sizeof(struct rtg_held);
+	tp->described = rtg_held_prog_described(main);
 	refcount_set(&tp->images, 1);
 	list_add_tail(&tp->node, &rtg_progs);
 	/* the descriptions' memory, over every tracked program */
@@ -161,8 +162,14 @@ u64 rtg_run_exit(u64 ret, struct rtg_run *run)
 	struct rtg_prog *tp = rtg_run_prog(run);
 	u32 held;
 
+	/* a sample the watchdog asked for, and no call came to take */
+	if (unlikely(run->sample))
+		this_cpu_dec(rtg_slow);
 	if (unlikely(run->stop))
 		ret = rtg_watchdog_run_exit(run, ret);
+	/* what samples of a described run saw is no record of what it gave back */
+	if (tp->described)
+		return ret;
 	if (unlikely(run->incomplete))
 		rtg_report(tp, &tp->incomplete, 1,
 			   "a run held more than its table records (not unwound)");
@@ -201,19 +208,25 @@ static int rtg_run_find(const struct rtg_run *run, u64 obj)
 	return -1;
 }
 
-/* A release that matched nothing held (@run's full table may not have it). */
-static const struct rtg_site *rtg_run_unmatched(struct rtg_run *run)
-{
-	if (!run->incomplete)
-		run->unmatched++;
-	return NULL;
-}
-
 /* A stopped run that fast-executes gave something back itself. */
 static void rtg_run_count_fast(struct rtg_run *run)
 {
 	if (unlikely(run->how == RTG_HOW_FAST))
 		run->fast_releases++;
+}
+
+/*
+ * A release that matched nothing held (@run's full table may not have
+ * it). A described run's table has only what its hooks saw since its
+ * calls last took the slow path: that is no error.
+ */
+static const struct rtg_site *rtg_run_unmatched(struct rtg_run *run)
+{
+	if (rtg_run_prog(run)->described)
+		rtg_run_count_fast(run);
+	else if (!run->incomplete && run->unmatched < U8_MAX)
+		run->unmatched++;
+	return NULL;
 }
 
 /**

@@ -78,6 +78,8 @@ long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site
 
 		if (unlikely(READ_ONCE(rtg_check_held)))
 			rtg_held_check(run, site, args, &regs);
+		if (unlikely(READ_ONCE(run->sample)))
+			rtg_held_sample(run, site, args, &regs);
 		if (unlikely(READ_ONCE(run->stop)) &&
 		    rtg_watchdog_stop(run, site, args, &regs) < 0)
 			return -1;
@@ -316,7 +318,7 @@ static u64 rtg_section_end_post(u64 r0, u64 saved, u64 token,
 
 		if (likely(held))
 			WRITE_ONCE(*depth, *depth - 1);
-		else
+		else if (run->unmatched < U8_MAX && !site->tprog->described)
 			run->unmatched++;
 		/* sections are counted: the acquiring site is not known */
 		if (trace_rtg_release_enabled())
@@ -539,6 +541,15 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 	hook->save_reg = rtg_roles[site->role].saves_arg ? facts.arg : 0;
 	/* the common cases are done in line while no call is slow */
 	hook->table_op = rtg_roles[site->role].table_op;
+	/*
+	 * A described program's calls are made alone while no call is slow
+	 * (its hooks only while a stop, a sample or an event is pending):
+	 * a stop reads what the run holds from the description.
+	 */
+	if (site->tprog->described) {
+		hook->table_op = BPF_CALL_HOOK_TABLE_NONE;
+		hook->plain_when_clear = true;
+	}
 	if (!hook->post && (site->flags & RTG_SITE_TRACE))
 		hook->post = rtg_trace_post;
 	if (rtg_roles[site->role].releases) {

@@ -242,8 +242,11 @@ long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site,
 			bpf_call_hook_unwind(0, rtg_release_described, &d);
 			run->how = RTG_HOW_NONE;
 		}
-		/* only a table that is the truth is released by the watchdog */
-		if (!run->incomplete && !run->unmatched && !tp->no_unwind &&
+		/*
+		 * only a table that is the truth is released by the watchdog
+		 * (a described run's holds what samples saw)
+		 */
+		if (!run->incomplete && !run->unmatched && !tp->no_unwind && !tp->described &&
 		    rtg_can_release_all(tp, run)) {
 			run->how = RTG_HOW_UNWOUND;
 			/* returns only when the program cannot be left here,
@@ -332,6 +335,11 @@ static void rtg_watchdog_check(u64 runtime, u64 hold)
 		}
 		if (runtime && now - run->start > runtime)
 			reason = RTG_STOP_RUNTIME;
+		/* a described run's next call tells what it holds */
+		if (hold && rtg_run_prog(run)->described && !run->sample) {
+			WRITE_ONCE(run->sample, 1);
+			this_cpu_inc(rtg_slow);
+		}
 		/*
 		 * After a release that matched nothing, an entry may stand
 		 * for something already given back: holds are not judged.

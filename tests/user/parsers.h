@@ -43,6 +43,7 @@ struct rtg_held {
 	int stoppable;
 	long long stop_ret;
 	int unwind;		/* the watchdog may unwind its runs */
+	int described;		/* its runs keep no table: the verifier describes them */
 	int nruns;		/* "run pid=" lines under the program */
 	char text[16384];	/* the indented lines under it, verbatim */
 };

@@ -251,12 +251,21 @@ bool test__start_subtest(const char *name)
 /*
  * Tests that track runs do it in checking mode (check_held=1), unless the
  * kernel command line says rtg.check_held=0: the verifier's description of
- * what a run holds is compared with the run's table at every call.
+ * what a run holds is compared with the run's table at every call. With
+ * rtg.check_held=0, the programs the verifier describes completely keep
+ * no table (described mode); tests of the table itself ask for
+ * check_held=1 in their parameters and are checked whatever the command
+ * line says.
  */
-static bool check_held_wanted(const char *params)
+static bool check_held_added(const char *params)
 {
 	return params && strstr(params, "track=1") && !strstr(params, "check_held") &&
 	       !strstr(file_read("/proc/cmdline"), "rtg.check_held=0");
+}
+
+static bool check_held_wanted(const char *params)
+{
+	return check_held_added(params) || (params && strstr(params, "check_held=1"));
 }
 
 /* The checking mode found the description and the table to agree. */
@@ -289,6 +298,7 @@ static void check_held_report(void)
 static void run_entry(const struct rtg_entry *e)
 {
 	bool check = check_held_wanted(e->module);
+	bool add = check_held_added(e->module);
 	char params[512];
 	int err;
 
@@ -296,7 +306,7 @@ static void run_entry(const struct rtg_entry *e)
 	cur.test = e->name;
 	if (e->module) {
 		snprintf(params, sizeof(params), "%s%s", e->module,
-			 check ? " check_held=1" : "");
+			 add ? " check_held=1" : "");
 		err = mod_load(MOD_RTGUARD, params);
 		if (!ASSERT_OK(err, "insmod %s %s", MOD_RTGUARD, params))
 			return;

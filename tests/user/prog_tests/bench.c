@@ -239,47 +239,75 @@ static double time_tc_all_cpus(int fd)
 	return icount() ? ns / runs : ns * ncpu / runs;
 }
 
-/* ns per run of each program, loaded with track off (0) and on (1). */
-static bool time_track_progs(double ns[2][TRACK_PROGS], double all[2])
+/*
+ * ns per run of each program, loaded untracked (0), tracked and described
+ * by the verifier (1: no run-time table), and tracked with a run-time
+ * table (2: describe=0).
+ */
+static bool time_track_progs(double ns[3][TRACK_PROGS], double all[3])
 {
-	struct bench_track_bpf *skel[2] = {};
+	static const char *const track[3] = { "0", "1", "1" };
+	static const char *const describe[3] = { "1", "1", "0" };
+	struct bench_track_bpf *skel[3] = {};
 	bool ok = false;
 	int t, i;
 
-	for (t = 0; t < 2; t++) {
-		param_write("track", t ? "1" : "0");
+	for (t = 0; t < 3; t++) {
+		param_write("track", track[t]);
+		param_write("describe", describe[t]);
 		skel[t] = bench_track_bpf__open_and_load();
 		if (!ASSERT_OK_PTR(skel[t], "load bench_track"))
 			goto out;
 	}
 	for (i = 0; i < TRACK_PROGS; i++) {
-		int fd[2];
+		int fd[3];
 
-		for (t = 0; t < 2; t++) {
+		for (t = 0; t < 3; t++) {
 			struct bpf_program *p;
 
 			p = bpf_object__find_program_by_name(skel[t]->obj, track_progs[i]);
 			fd[t] = p ? bpf_program__fd(p) : -1;
 		}
 		time_tc_pair(fd[0], fd[1], &ns[0][i], &ns[1][i]);
-		ASSERT_GT(ns[0][i], 0, "%s untracked, ns", track_progs[i]);
-		ASSERT_GT(ns[1][i], 0, "%s tracked, ns", track_progs[i]);
+		time_tc_pair(fd[0], fd[2], &ns[0][i], &ns[2][i]);
+		for (t = 0; t < 3; t++)
+			ASSERT_GT(ns[t][i], 0, "%s (%d), ns", track_progs[i], t);
 	}
-	for (t = 0; t < 2; t++)
+	for (t = 0; t < 3; t++)
 		all[t] = time_tc_all_cpus(bpf_program__fd(skel[t]->progs.pairs_task));
 	ok = true;
 out:
 	param_write("track", "0");
-	for (t = 0; t < 2; t++)
+	param_write("describe", "1");
+	for (t = 0; t < 3; t++)
 		bench_track_bpf__destroy(skel[t]);
 	return ok;
+}
+
+/* a table's row: what a pair adds for tracked variant t over untracked */
+static void print_track_row(double ns[3][TRACK_PROGS], int t, int i, double atomic)
+{
+	/* the held references are tracked pairs too */
+	static const int pairs[5] = { 10, 10, 11, 18, 66 };
+	static const int x2[5] = { TRACK_X2, -1, TRACK_X2 + 1, TRACK_X2 + 2, TRACK_X2 + 3 };
+	double all = (ns[t][i] - ns[0][i]) / pairs[i];
+	double pair = all;
+
+	/* ten more pairs, the same held: what they add is theirs alone */
+	if (x2[i] >= 0)
+		pair = ((ns[t][x2[i]] - ns[0][x2[i]]) - (ns[t][i] - ns[0][i])) / PAIRS_PER_RUN;
+	printf("  %-26s %10.0f %10.0f %14.1f %14.1f %12.2f\n", track_progs[i],
+	       ns[0][i], ns[t][i], pair, all, pair / atomic);
 }
 
 WITH_MODULE(bench_track, "");
 void bench_track(void)
 {
-	double ns[2][TRACK_PROGS], all[2], atomic;
-	int i;
+	static const char *const what[3] = { NULL,
+		"described by the verifier (no run-time table; target: within 2 of untracked)",
+		"with a run-time table (describe=0; target: at most 33)" };
+	double ns[3][TRACK_PROGS], all[3], atomic;
+	int i, t;
 
 	if (!time_track_progs(ns, all))
 		return;
@@ -287,30 +315,21 @@ void bench_track(void)
 	printf("bench: tracking, 10 (and 20) acquire+release pairs per run (tc test runs), %d runs x %d rounds,\n"
 	       "       untracked and tracked timed in alternating rounds, median\n",
 	       BENCH_RUNS, BENCH_ROUNDS);
-	printf("  %-26s %10s %10s %14s %14s %12s\n", "program", "untracked", "tracked",
-	       "pair added", "all averaged", "x atomic add");
-	for (i = 0; i < 5; i++) {
-		/* the held references are tracked pairs too */
-		static const int pairs[5] = { 10, 10, 11, 18, 66 };
-		static const int x2[5] = { TRACK_X2, -1, TRACK_X2 + 1, TRACK_X2 + 2, TRACK_X2 + 3 };
-		double all = (ns[1][i] - ns[0][i]) / pairs[i];
-		double pair = all;
-
-		/* ten more pairs, the same held: what they add is theirs alone */
-		if (x2[i] >= 0)
-			pair = ((ns[1][x2[i]] - ns[0][x2[i]]) - (ns[1][i] - ns[0][i])) / PAIRS_PER_RUN;
-		printf("  %-26s %10.0f %10.0f %14.1f %14.1f %12.2f\n", track_progs[i],
-		       ns[0][i], ns[1][i], pair, all, pair / atomic);
+	for (t = 1; t < 3; t++) {
+		printf(" tracked, %s:\n", what[t]);
+		printf("  %-26s %10s %10s %14s %14s %12s\n", "program", "untracked", "tracked",
+		       "pair added", "all averaged", "x atomic add");
+		for (i = 0; i < 5; i++)
+			print_track_row(ns, t, i, atomic);
+		printf("  %-26s %10.0f %10.0f %14.1f %14s %12.2f\n", "pairs_task, all CPUs at once",
+		       all[0], all[t], (all[t] - all[0]) / PAIRS_PER_RUN, "",
+		       (all[t] - all[0]) / PAIRS_PER_RUN / atomic);
 	}
-	printf("  %-26s %10.0f %10.0f %14.1f %14s %12.2f\n", "pairs_task, all CPUs at once",
-	       all[0], all[1], (all[1] - all[0]) / PAIRS_PER_RUN, "",
-	       (all[1] - all[0]) / PAIRS_PER_RUN / atomic);
 	printf("  yardstick: one BPF atomic add on a map value costs %.1f ns over a plain add (%.0f vs %.0f ns per 10)\n",
 	       atomic, ns[0][5], ns[0][6]);
 	printf("  (one pair is two hooked calls, acquire and release. pair added: what ten more pairs add, per pair;\n"
 	       "   all averaged: the run's whole tracking cost over its 10 + N pairs, the N held ones acquired\n"
 	       "   before and released after the ten, first in first out within groups of eight, with entry and exit)\n");
-	printf("  target: a tracked pair adds at most 60, flat with 0, 1, 8 and 16 held and on all CPUs at once\n");
 }
 
 /* Loads of bench.bpf.o's bench_calls under the given parameters. */

@@ -274,7 +274,7 @@ void test_harm_reuseport_index(void)
  * The verifier's description of the call it stops at names all twenty
  * references (and the rest): the stop releases them and unwinds.
  */
-WITH_MODULE(test_harm_table_cap, "track=1 watchdog_ms=100");
+WITH_MODULE(test_harm_table_cap, "track=1 watchdog_ms=100 check_held=1");
 void test_harm_table_cap(void)
 {
 	struct harm_bpf *skel = harm_load("harm_many_refs");

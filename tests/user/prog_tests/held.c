@@ -70,7 +70,7 @@ static void runs_checked(const struct bpf_program *prog, int runs, bool whole)
 			  part0 - ok0, runs, "calls checked");
 }
 
-WITH_MODULE(test_held_descriptions, "track=1");
+WITH_MODULE(test_held_descriptions, "track=1 check_held=1");
 void test_held_descriptions(void)
 {
 	struct held_bpf *skel = held_bpf__open_and_load();

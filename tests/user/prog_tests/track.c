@@ -151,7 +151,7 @@ static uint64_t wait_blocked(uint64_t n, int ms)
  * events are on. Both must leave the table exact: the events' order, then
  * many runs with the events off, clean and leaking nothing.
  */
-WITH_MODULE(test_track_in_line, "track=1");
+WITH_MODULE(test_track_in_line, "track=1 check_held=1");
 void test_track_in_line(void)
 {
 	struct track_bpf *skel = track_load();
@@ -192,7 +192,7 @@ void test_track_in_line(void)
 	track_bpf__destroy(skel);
 }
 
-WITH_MODULE(test_track_snapshot, "track=1");
+WITH_MODULE(test_track_snapshot, "track=1 check_held=1");
 void test_track_snapshot(void)
 {
 	uint64_t live0 = 0, live1 = 0;
@@ -228,7 +228,7 @@ void test_track_snapshot(void)
 	track_bpf__destroy(skel);
 }
 
-WITH_MODULE(test_track_nesting, "track=1");
+WITH_MODULE(test_track_nesting, "track=1 check_held=1");
 void test_track_nesting(void)
 {
 	struct track_event ev[16];

@@ -30,6 +30,14 @@ static struct watchdog_bpf *wd_load(void)
 	return NULL;
 }
 
+static uint64_t wd_stat(const char *name)
+{
+	uint64_t n = 0;
+
+	ASSERT_OK(stat_read(name, &n), "stats: %s", name);
+	return n;
+}
+
 /*
  * Run prog and expect a stop: within budget + margin, the return value
  * want, released things given back (-1: not counted), nothing left, live
@@ -439,13 +447,6 @@ void test_watchdog_may_goto(void)
 	watchdog_bpf__destroy(skel);
 }
 
-static uint64_t wd_stat(const char *name)
-{
-	uint64_t n = 0;
-
-	ASSERT_OK(stat_read(name, &n), "stats: %s", name);
-	return n;
-}
 
 static uint64_t wd_wakeups(void)
 {
@@ -503,4 +504,77 @@ void test_watchdog_idle(void)
 	d = wd_wakeups();
 	ASSERT_EQ(d, c, "wakeups after a refused limit");
 	watchdog_bpf__destroy(skel);
+}
+
+/*
+ * Described mode (describe=1, check_held off): the programs the verifier
+ * describes completely keep no run-time table, and a stop gives back
+ * what the description of the call it happens at names, each object
+ * once; hold_limit_us judges what samples of the descriptions saw.
+ */
+WITH_MODULE(test_watchdog_described, "track=1 check_held=0 describe=1 watchdog_ms=200");
+void test_watchdog_described(void)
+{
+	static const struct {
+		const char *prog;
+		long released;
+	} rows[] = {
+		{ "wd_loop", 4 },		/* object, task, two iterators */
+		{ "wd_out_of_order", 4 },	/* two objects, two iterators */
+		{ "wd_subprog", 3 },		/* in a static function */
+		{ "wd_sections", 4 },		/* RCU, ring buffer record */
+		{ "wd_preempt", 3 },		/* preemption section */
+	};
+	struct watchdog_bpf *skel = wd_load();
+	static struct rtg_held h;
+	unsigned int i;
+
+	if (!skel)
+		return;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct bpf_program *prog;
+		uint64_t d0, t0;
+
+		if (!test__start_subtest(rows[i].prog))
+			continue;
+		prog = bpf_object__find_program_by_name(skel->obj, rows[i].prog);
+		if (!ASSERT_OK_PTR(prog, "%s", rows[i].prog))
+			continue;
+		if (ASSERT_OK(held_find(prog_id_of(prog), &h), "%s in held", rows[i].prog))
+			ASSERT_EQ(h.described, 1, "%s: described", rows[i].prog);
+		d0 = wd_stat("stops_described");
+		t0 = wd_stat("stops_from_table");
+		expect_stop(prog, 200, -ETIMEDOUT, rows[i].released, "released and unwound");
+		ASSERT_EQ(wd_stat("stops_described") - d0, 1, "stops by the description");
+		ASSERT_EQ(wd_stat("stops_from_table") - t0, 0, "stops by a table");
+	}
+	/* a program of its own: held counts stops per program */
+	watchdog_bpf__destroy(skel);
+	skel = wd_load();
+	if (skel && test__start_subtest("hold_limit")) {
+		ASSERT_OK(param_write("watchdog_ms", "0"), "watchdog_ms=0");
+		ASSERT_OK(param_write("hold_limit_us", "20000"), "hold_limit_us=20000");
+		expect_stop(skel->progs.wd_loop, 20, -ETIMEDOUT, 4, "(hold_limit_us)");
+		ASSERT_OK(param_write("hold_limit_us", "0"), "hold_limit_us=0");
+		ASSERT_OK(param_write("watchdog_ms", "200"), "watchdog_ms=200");
+	}
+	watchdog_bpf__destroy(skel);
+	/* describe=0: the same program keeps a table, and is stopped by it */
+	if (test__start_subtest("describe_off")) {
+		uint64_t d0, t0;
+
+		ASSERT_OK(param_write("describe", "0"), "describe=0");
+		skel = wd_load();
+		if (!skel)
+			return;
+		if (ASSERT_OK(held_find(prog_id_of(skel->progs.wd_loop), &h), "wd_loop in held"))
+			ASSERT_EQ(h.described, 0, "wd_loop: described");
+		d0 = wd_stat("stops_described");
+		t0 = wd_stat("stops_from_table");
+		expect_stop(skel->progs.wd_loop, 200, -ETIMEDOUT, 4, "released and unwound");
+		/* a table a stop may read is still read through the description */
+		ASSERT_EQ(wd_stat("stops_described") + wd_stat("stops_from_table") - d0 - t0, 1,
+			  "stops");
+		watchdog_bpf__destroy(skel);
+	}
 }
