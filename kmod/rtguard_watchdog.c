@@ -53,8 +53,10 @@ static DEFINE_PER_CPU(struct irq_work, rtg_watchdog_arm_work);
 static DEFINE_PER_CPU(u64, rtg_watchdog_ticks);
 static DEFINE_PER_CPU(u64, rtg_watchdog_tick_ns);
 static DEFINE_PER_CPU(u64, rtg_watchdog_wakeups);
-/* expiries that found no run in flight on their CPU (and stopped) */
+/* expiries that found no run in flight on their CPU */
 static DEFINE_PER_CPU(u64, rtg_watchdog_idle_wakeups);
+/* the runs begun on each CPU (mod 2^16) at its timer's last expiry */
+static DEFINE_PER_CPU(u16, rtg_watchdog_begun);
 static enum cpuhp_state rtg_watchdog_cpuhp;
 /* serialises starting the timers with the module's init and exit */
 static DEFINE_MUTEX(rtg_watchdog_lock);
@@ -375,10 +377,12 @@ static bool rtg_watchdog_armed(void)
 /*
  * A timer, not a thread: runaway programs may keep every CPU busy in
  * kernel code that does not schedule, and the timer still interrupts them.
- * It runs only while a limit is set and a run is in flight on its CPU:
+ * It runs only while a limit is set and runs are in flight on its CPU:
  * the first run to begin on an unwatched CPU starts it (through
- * rtg_watchdog_arm()), and it stops on its first expiry that finds no run
- * in flight there, or both limits off. A CPU with no run is never woken.
+ * rtg_watchdog_arm()), and it stops on an expiry that finds no run in
+ * flight there and none begun since the one before (a CPU whose short
+ * runs keep coming is not armed anew for each), or both limits off. A
+ * CPU with no run is never woken.
  *
  * rtg_watch_cpu.watch is zero while the next run must start the timer;
  * the timer, the arming work and rtg_watchdog_kick() write it, each on its
@@ -387,17 +391,24 @@ static bool rtg_watchdog_armed(void)
 static enum hrtimer_restart rtg_watchdog_fn(struct hrtimer *timer)
 {
 	u32 ms = READ_ONCE(rtg_watchdog_ms), us = READ_ONCE(rtg_hold_limit_us);
+	u32 runs;
+	u16 begun;
 	u64 t0;
 
 	__this_cpu_inc(rtg_watchdog_wakeups);
 	/* with both limits off, no run need start it again */
 	if (!ms && !us)
 		return HRTIMER_NORESTART;
-	if (!__this_cpu_read(rtg_watch_cpu.runs)) {
+	runs = __this_cpu_read(rtg_watch_cpu.runs);
+	begun = runs >> 16;
+	if (!(runs & BPF_CALL_HOOK_RUNS_IN_FLIGHT)) {
 		__this_cpu_inc(rtg_watchdog_idle_wakeups);
-		__this_cpu_write(rtg_watch_cpu.watch, 0);
-		return HRTIMER_NORESTART;
+		if (begun == __this_cpu_read(rtg_watchdog_begun)) {
+			__this_cpu_write(rtg_watch_cpu.watch, 0);
+			return HRTIMER_NORESTART;
+		}
 	}
+	__this_cpu_write(rtg_watchdog_begun, begun);
 	t0 = local_clock();
 	/* cycles = ns * kHz / 10^6 */
 	rtg_watchdog_check(mul_u64_u32_div((u64)ms * NSEC_PER_MSEC, tsc_khz, USEC_PER_SEC),
@@ -415,8 +426,10 @@ static void rtg_watchdog_start(void)
 	struct hrtimer *timer = this_cpu_ptr(&rtg_watchdog_timer);
 
 	/* an expiry on this CPU never runs while this does */
-	if (rtg_watchdog_armed() && !hrtimer_active(timer))
+	if (rtg_watchdog_armed() && !hrtimer_active(timer)) {
+		__this_cpu_write(rtg_watchdog_begun, __this_cpu_read(rtg_watch_cpu.runs) >> 16);
 		hrtimer_start(timer, ms_to_ktime(1), HRTIMER_MODE_REL_PINNED_HARD);
+	}
 }
 
 static void rtg_watchdog_arm_fn(struct irq_work *work)
@@ -447,7 +460,7 @@ static void rtg_watchdog_kick(void *unused)
 {
 	if (!rtg_watchdog_armed() || hrtimer_active(this_cpu_ptr(&rtg_watchdog_timer)))
 		return;
-	if (__this_cpu_read(rtg_watch_cpu.runs))
+	if (__this_cpu_read(rtg_watch_cpu.runs) & BPF_CALL_HOOK_RUNS_IN_FLIGHT)
 		rtg_watchdog_start();
 	else
 		__this_cpu_write(rtg_watch_cpu.watch, 0);
