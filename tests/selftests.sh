@@ -21,13 +21,17 @@
 # whole; the rest of the kernel log follows each mode as kmsg: lines.
 
 # name|module parameters (empty: module absent)|rtg_call event on
-# (tracking modes check the verifier's held-set descriptions at every call)
+# (tracking modes check the verifier's held-set descriptions at every call;
+# the *_described ones do not, so that the programs the verifier describes
+# completely keep no run-time table)
 modes() {
 	cat <<'EOF'
 absent||
 hook_all|hook_all=1|
 track|track=1 check_held=1|
 watchdog|track=1 watchdog_ms=1 hold_limit_us=200 check_held=1|
+track_described|track=1 describe=1|
+watchdog_described|track=1 describe=1 watchdog_ms=1 hold_limit_us=200|
 debug_event|debug=all|1
 track_debug|track=1 debug=all check_held=1|1
 EOF
