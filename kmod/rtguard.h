@@ -475,6 +475,7 @@ void rtg_hold_trace_unreg(void);
 extern struct mutex rtg_progs_lock;
 extern struct list_head rtg_progs;
 extern u64 rtg_held_progs;
+extern u64 rtg_held_described_progs;
 extern u64 rtg_held_bytes;
 extern u32 rtg_held_bytes_max;
 u32 rtg_run_size(u32 max_refs);

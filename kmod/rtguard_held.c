@@ -415,8 +415,8 @@ void rtg_held_stats(struct seq_file *m)
 	for (c = 0; c < RTG_HELD_NR_COUNTS; c++)
 		seq_printf(m, "%s: %ld\n", names[c], atomic_long_read(&rtg_held_counts[c]));
 	mutex_lock(&rtg_progs_lock);
-	seq_printf(m, "held_progs: %llu\nheld_bytes: %llu\nheld_bytes_max: %u\n",
-		   rtg_held_progs, rtg_held_bytes, rtg_held_bytes_max);
+	seq_printf(m, "held_progs: %llu\nheld_described_progs: %llu\nheld_bytes: %llu\nheld_bytes_max: %u\n",
+		   rtg_held_progs, rtg_held_described_progs, rtg_held_bytes, rtg_held_bytes_max);
 	mutex_unlock(&rtg_progs_lock);
 }
 

@@ -69,8 +69,12 @@ u32 rtg_run_size(u32 max_refs)
 		     rounddown(BPF_CALL_HOOK_MAX_RUN_SIZE, 8));
 }
 
-/* tracked programs so far, and their descriptions' bytes; rtg_progs_lock */
+/*
+ * tracked programs so far, those described (no run-time table), and
+ * their descriptions' bytes; rtg_progs_lock
+ */
 u64 rtg_held_progs;
+u64 rtg_held_described_progs;
 u64 rtg_held_bytes;
 u32 rtg_held_bytes_max;
 
@@ -112,6 +116,7 @@ struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main)
 	list_add_tail(&tp->node, &rtg_progs);
 	/* the descriptions' memory, over every tracked program */
 	rtg_held_progs++;
+	rtg_held_described_progs += tp->described;
 	rtg_held_bytes += main->held_descs_size;
 	rtg_held_bytes_max = max(rtg_held_bytes_max, main->held_descs_size);
 out:

@@ -531,6 +531,11 @@ void test_watchdog_described(void)
 
 	if (!skel)
 		return;
+	/* wd_loop_cb's callback holds in its caller's registers: not described */
+	ASSERT_GE(wd_stat("held_described_progs"), sizeof(rows) / sizeof(rows[0]),
+		  "stats: described programs");
+	ASSERT_LT(wd_stat("held_described_progs"), wd_stat("held_progs"),
+		  "stats: described programs, of the tracked ones");
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		struct bpf_program *prog;
 		uint64_t d0, t0;
