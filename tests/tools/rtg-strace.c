@@ -559,6 +559,7 @@ static struct site *find_site(unsigned int id, bool reread)
 
 struct record {
 	unsigned long long ts;	/* trace clock, ns, when the call had ended */
+	unsigned long long end;	/* the CPU's TSC, when the call had ended */
 	unsigned long long args[MAX_ARGS], ret, cycles;
 	unsigned int site, cpu;
 	int pid;
@@ -613,6 +614,7 @@ static void add_record(const unsigned char *data, unsigned int len,
 		}
 		r = &recs[nr_recs++];
 		r->ts = ts - (tsc > c.end ? cycles_ns(tsc - c.end) : 0);
+		r->end = c.end;
 		r->cpu = cpu;
 		r->pid = (int)c.pid;
 		memcpy(r->args, c.args, sizeof(r->args));
@@ -974,6 +976,72 @@ static int cmp_record(const void *a, const void *b)
 	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
 }
 
+static const struct record *by_tsc_recs;
+
+static int cmp_cpu_tsc(const void *a, const void *b)
+{
+	const struct record *x = &by_tsc_recs[*(const size_t *)a];
+	const struct record *y = &by_tsc_recs[*(const size_t *)b];
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+}
+
+/*
+ * Put the records of each CPU in the order of that CPU's TSC, in the
+ * places the time order gave them. A record's time is its batch's trace
+ * time less the TSC cycles since the call ended, converted with tsc_khz:
+ * the error of that grows with the time between a call's end and its
+ * batch's write (up to a tick for a batch the lazy irq_work writes), so
+ * two calls of one CPU that ended close together, written in two
+ * batches, could come out swapped. Between CPUs the time order stands.
+ */
+static void order_cpus_by_tsc(void)
+{
+	static struct record *tmp;
+	static size_t *ord, cap;
+	size_t i, j, *next = NULL;
+	unsigned int max_cpu = 0;
+
+	if (nr_recs < 2)
+		return;
+	if (cap < nr_recs) {
+		free(tmp);
+		free(ord);
+		cap = nr_recs;
+		tmp = malloc(cap * sizeof(*tmp));
+		ord = malloc(cap * sizeof(*ord));
+		if (!tmp || !ord) {
+			perror("rtg-strace");
+			exit(1);
+		}
+	}
+	memcpy(tmp, recs, nr_recs * sizeof(*recs));
+	for (i = 0; i < nr_recs; i++) {
+		ord[i] = i;
+		if (tmp[i].cpu > max_cpu)
+			max_cpu = tmp[i].cpu;
+	}
+	by_tsc_recs = tmp;
+	qsort(ord, nr_recs, sizeof(*ord), cmp_cpu_tsc);
+	/* where each CPU's records begin in ord */
+	next = calloc(max_cpu + 1, sizeof(*next));
+	if (!next) {
+		perror("rtg-strace");
+		exit(1);
+	}
+	for (i = nr_recs; i-- > 0;)
+		next[tmp[ord[i]].cpu] = i;
+	for (i = 0; i < nr_recs; i++) {
+		j = next[tmp[i].cpu]++;
+		recs[i] = tmp[ord[j]];
+	}
+	free(next);
+}
+
 /* Print (or count) the records read so far, in time order. */
 static void flush_records(void)
 {
@@ -981,6 +1049,7 @@ static void flush_records(void)
 	size_t i;
 
 	qsort(recs, nr_recs, sizeof(*recs), cmp_record);
+	order_cpus_by_tsc();
 	for (i = 0; i < nr_recs; i++) {
 		const struct record *r = &recs[i];
 		struct site *s;
