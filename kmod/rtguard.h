@@ -172,7 +172,7 @@ struct rtg_site {
  * struct rtg_held - one resource a run holds
  * @obj: the object, iterator or lock
  * @site: the call site that acquired it
- * @seen: when the watchdog timer first saw it held (rtg_clock()), 0 before
+ * @seen: when the watchdog timer first saw it held (local_clock()), 0 before
  *	that; the hooks take no clock, so a hold counts from the first tick
  *	that sees it
  * @clone_of: for a dynptr clone (@site a bpf_dynptr_clone() call), the
@@ -201,7 +201,8 @@ static inline bool rtg_held_is_clone(const struct rtg_held *h)
  * struct rtg_run - one run of a tracked program, in the run's own frame
  * @prev: the run this one interrupted or was called from, on this task
  * @image: the module's state for the program's main image
- * @start: rtg_clock() at entry
+ * @start: rtg_clock() at entry; once @clock is set, the same instant in
+ *	local_clock() ns
  * @nslots: entries in @held
  * @count: entries used in @held, the top; entries below it whose @obj is
  *	0 were given back
@@ -214,7 +215,8 @@ static inline bool rtg_held_is_clone(const struct rtg_held *h)
  * @unmatched: releases that matched nothing held (at most U8_MAX)
  * @how: &enum rtg_stop_how once the stop took effect
  * @sections: depth of each &enum rtg_section
- * @pad: unused
+ * @clock: set by the watchdog timer when it turned @start into
+ *	local_clock() ns (rtg_run_start_ns())
  * @fast_releases: what a stopped run gave back, by the watchdog or by
  *	the program itself while fast-executing; set when the stop takes
  *	effect (the JIT does not clear it at entry)
@@ -223,12 +225,12 @@ static inline bool rtg_held_is_clone(const struct rtg_held *h)
  *
  * The module's view of &struct bpf_call_hook_run, which the JIT keeps in
  * the run's own stack frame, in bpf_prog_aux.call_hook_run_size bytes
- * right below the program's stack: @stop, @incomplete and @unmatched are
- * its exit flags (the run's exit calls rtg_run_exit() while one of them
- * or @count is set, @sample included), @how to @pad its state, @fast_releases and @pad2 its
- * scratch word. The JIT fills in everything above @fast_releases at the
- * run's entry, and pushes acquisitions to and pops releases from @held
- * in line. current->bpf_hook_run points to the
+ * right below the program's stack: @stop, @incomplete, @sample and
+ * @unmatched are its exit flags (the run's exit calls rtg_run_exit()
+ * while one of them or @count is set), @how to @clock its state,
+ * @fast_releases and @pad2 its scratch word. The JIT fills in everything
+ * above @fast_releases at the run's entry, and pushes acquisitions to and
+ * pops releases from @held in line. current->bpf_hook_run points to the
  * innermost run of the task. Only the run itself and the watchdog timer
  * of the CPU it runs on write to it.
  */
@@ -244,7 +246,7 @@ struct rtg_run {
 	u8 unmatched;
 	u8 how;
 	u8 sections[RTG_NR_SECTIONS];
-	u8 pad;
+	u8 clock;
 	u32 fast_releases;
 	u32 pad2;
 	struct rtg_held held[];
@@ -375,6 +377,24 @@ static __always_inline u64 rtg_clock(void)
 static inline u64 rtg_clock_ns(u64 cycles)
 {
 	return mul_u64_u32_div(cycles, USEC_PER_SEC, tsc_khz);
+}
+
+/**
+ * rtg_run_age_ns() - how long a run has run, as of local_clock() @now
+ * @run: a run, read on its own CPU or copied from it
+ * @now: local_clock()
+ *
+ * Before the watchdog timer first saw the run, its start is the TSC at
+ * entry; from then on, local_clock() ns, which the kernel keeps right
+ * when it marks the TSC unstable.
+ *
+ * Return: nanoseconds.
+ */
+static inline u64 rtg_run_age_ns(const struct rtg_run *run, u64 now)
+{
+	if (!READ_ONCE(run->clock))
+		return rtg_clock_ns(rtg_clock() - run->start);
+	return now > run->start ? now - run->start : 0;
 }
 
 /* rtguard_main.c */

@@ -145,7 +145,7 @@ static void rtg_held_show_task(struct seq_file *m, struct task_struct *t,
 	int depth;
 
 	for (depth = 0; addr && depth < 16; depth++, addr = run.prev) {
-		u64 now = rtg_clock();	/* another CPU's: close enough to show */
+		u64 now = local_clock();	/* another CPU's: close enough to show */
 		u32 i, n;
 
 		if ((unsigned long)addr < lo || (unsigned long)addr + sizeof(run) > hi) {
@@ -159,7 +159,7 @@ static void rtg_held_show_task(struct seq_file *m, struct task_struct *t,
 			continue;
 		n = min(run.count, run.nslots);
 		seq_printf(m, "  run pid=%d age_us=%llu top=%u stop=%s incomplete=%u rcu=%u preempt=%u\n",
-			   task_pid_nr(t), rtg_clock_ns(now - run.start) / NSEC_PER_USEC, n,
+			   task_pid_nr(t), rtg_run_age_ns(&run, now) / NSEC_PER_USEC, n,
 			   run.stop == RTG_STOP_RUNTIME ? "watchdog_ms" :
 			   run.stop == RTG_STOP_HOLD ? "hold_limit_us" : "none",
 			   run.incomplete, run.sections[RTG_SECTION_RCU],
@@ -178,9 +178,8 @@ static void rtg_held_show_task(struct seq_file *m, struct task_struct *t,
 				   h->obj, h->site->func,
 				   h->site->stop_release[0] ? h->site->stop_release : "-",
 				   h->site->insn_idx);
-			if (h->seen)
-				seq_printf(m, " held_us=%llu\n",
-					   rtg_clock_ns(now - h->seen) / NSEC_PER_USEC);
+			if (h->seen && now > h->seen)
+				seq_printf(m, " held_us=%llu\n", (now - h->seen) / NSEC_PER_USEC);
 			else
 				seq_puts(m, " held_us=-\n");
 		}

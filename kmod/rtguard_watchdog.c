@@ -272,7 +272,7 @@ long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site,
 u64 rtg_watchdog_run_exit(struct rtg_run *run, u64 ret)
 {
 	struct rtg_prog *tp = rtg_run_prog(run);
-	u64 us = rtg_clock_ns(rtg_clock() - run->start) / NSEC_PER_USEC;
+	u64 us = rtg_run_age_ns(run, local_clock()) / NSEC_PER_USEC;
 	u32 released;
 
 	/* the run was marked on this CPU, and never left it */
@@ -321,10 +321,16 @@ static void rtg_watchdog_end_loops(struct rtg_run *run)
 	}
 }
 
-/* Mark the runs of the interrupted task that overran (limits in cycles). */
+/*
+ * Mark the runs of the interrupted task that overran (limits in ns). A
+ * run's start, the TSC at its entry, becomes local_clock() ns at the
+ * first tick that sees it: its age is then measured with the clock the
+ * kernel keeps right when it marks the TSC unstable, and only the short
+ * time from the entry to that tick with the TSC.
+ */
 static void rtg_watchdog_check(u64 runtime, u64 hold)
 {
-	u64 now = rtg_clock();
+	u64 now = local_clock();
 	struct rtg_run *run;
 	u32 j;
 
@@ -334,6 +340,10 @@ static void rtg_watchdog_check(u64 runtime, u64 hold)
 		if (run->stop) {
 			rtg_watchdog_end_loops(run);
 			continue;
+		}
+		if (!run->clock) {
+			run->start = now - rtg_clock_ns(rtg_clock() - run->start);
+			WRITE_ONCE(run->clock, 1);
 		}
 		if (runtime && now - run->start > runtime)
 			reason = RTG_STOP_RUNTIME;
@@ -410,9 +420,7 @@ static enum hrtimer_restart rtg_watchdog_fn(struct hrtimer *timer)
 	}
 	__this_cpu_write(rtg_watchdog_begun, begun);
 	t0 = local_clock();
-	/* cycles = ns * kHz / 10^6 */
-	rtg_watchdog_check(mul_u64_u32_div((u64)ms * NSEC_PER_MSEC, tsc_khz, USEC_PER_SEC),
-			   mul_u64_u32_div((u64)us * NSEC_PER_USEC, tsc_khz, USEC_PER_SEC));
+	rtg_watchdog_check((u64)ms * NSEC_PER_MSEC, (u64)us * NSEC_PER_USEC);
 	__this_cpu_inc(rtg_watchdog_ticks);
 	__this_cpu_add(rtg_watchdog_tick_ns, local_clock() - t0);
 	/* 1 ms resolution (CLOCK_MONOTONIC) */

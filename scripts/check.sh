@@ -5,10 +5,11 @@
 #  - boot 2 (-smp 4, preempt=full, only without TESTS): the tracking,
 #    watchdog, stop, harm and run tests again under full preemption (but the
 #    million runs of runs_no_spurious_stop: 4 vCPUs on 2 host cores stall), and smp;
-#  - boot 3 (-smp 2, rtg.check_held=0, only without TESTS): the same tests
-#    and the held ones in described mode, where the programs the verifier
-#    describes completely keep no run-time table (tests of the table
-#    itself ask for check_held=1 and stay in checking mode);
+#  - boot 3 (-smp 2, rtg.check_held=0 tsc=unstable, only without TESTS):
+#    the same tests and the held ones in described mode, where the
+#    programs the verifier describes completely keep no run-time table
+#    (tests of the table itself ask for check_held=1 and stay in checking
+#    mode), on a kernel that marks the TSC unstable;
 #  - on the host: no indirect branch of bpf_rtguard.ko can reach a helper
 #    or kfunc (scripts/check-indirect.sh);
 #  - per boot: the guest finished (no timeout, summary line present) and
@@ -59,7 +60,7 @@ boot smp2 2 ${TESTS:+"rtg.tests=$TESTS"}
 # runs are preempted and migrate-disabled runs interleave on a CPU
 [ -z "${TESTS:-}" ] && boot preempt-full 4 preempt=full \
 	"rtg.tests=smp,track_*,watchdog_*,stops_*,harm_*,runs_stop,runs_many_sleeping,runs_untracked,runs_track_toggled"
-[ -z "${TESTS:-}" ] && boot described 2 rtg.check_held=0 \
+[ -z "${TESTS:-}" ] && boot described 2 rtg.check_held=0 tsc=unstable \
 	"rtg.tests=smp,track_*,watchdog_*,stops_*,harm_*,held_*,runs_stop,runs_many_sleeping,runs_untracked,runs_track_toggled"
 echo "guest time: $(($(date +%s) - start)) s"
 grep -a '^slowest' "$FOUT/guest-smp2.log"
