@@ -216,7 +216,7 @@ static inline bool rtg_held_is_clone(const struct rtg_held *h)
  * @how: &enum rtg_stop_how once the stop took effect
  * @sections: depth of each &enum rtg_section
  * @clock: set by the watchdog timer when it turned @start into
- *	local_clock() ns (rtg_run_start_ns())
+ *	local_clock() ns (rtg_watchdog_check(), rtg_run_age_ns())
  * @fast_releases: what a stopped run gave back, by the watchdog or by
  *	the program itself while fast-executing; set when the stop takes
  *	effect (the JIT does not clear it at entry)
