@@ -141,6 +141,7 @@ struct rtg_prog;
  * @held: what the verifier says the run holds before the call, or NULL
  * @verified_idx: the call's index as verified (&bpf_call_info.insn_idx,
  *	which &bpf_held_loc.acq_idx names), before any blinding
+ * @names: for traced sites, what the call is called (rtguard_trace_names.c)
  * @stop_release: for acquiring sites, the call the watchdog makes to give
  *	the resource back, or "" when there is none (&rtg_fn_facts)
  */
@@ -165,6 +166,7 @@ struct rtg_site {
 	s32 obj_off;
 	const struct bpf_held_desc *held;
 	u32 verified_idx;
+	const struct rtg_call_names *names;
 	char stop_release[48];
 };
 
@@ -317,6 +319,8 @@ struct rtg_prog {
 /**
  * struct rtg_image - the module's state for one hooked program image
  * @node: entry in the list of hooked images
+ * @rcu: frees an image with traced sites, which readers of the trace
+ *	buffer may be printing
  * @tprog: the program's tracking state, NULL when not tracked
  * @aux: aux data of the image (a whole program, or one subprogram of it);
  *	it outlives the image and any clone the JIT made of it
@@ -328,6 +332,7 @@ struct rtg_prog {
  */
 struct rtg_image {
 	struct list_head node;
+	struct rcu_head rcu;
 	struct rtg_prog *tprog;
 	struct bpf_prog_aux *aux;
 	int mode;
@@ -407,8 +412,8 @@ extern bool rtg_stop_unsafe;
 
 enum rtg_debug_mode {
 	RTG_DEBUG_OFF,
-	RTG_DEBUG_FLAG,		/* programs loaded with BPF_F_DEBUG_MODE */
-	RTG_DEBUG_ALL,		/* every program JIT compiled while set */
+	RTG_DEBUG_FLAG,		/* programs loaded with BPF_F_DEBUG_MODE or traced */
+	RTG_DEBUG_ALL,		/* every program loaded while set */
 };
 
 extern int rtg_debug;
@@ -456,26 +461,54 @@ struct rtg_trace_slot {
 /* calls a record of the rtg_call event carries at most */
 #define RTG_TRACE_BATCH	8
 
+#include "rtguard_rec.h"
+static_assert(sizeof(struct rtg_call_rec) == RTG_CALL_REC_SIZE);
+static_assert(RTG_REC_ARGS == MAX_BPF_FUNC_REG_ARGS);
+
 /**
- * struct rtg_call_rec - one traced call, as a rtg_call record holds it
- * @args: the five argument registers
- * @ret: the result
- * @end: rtg_clock() right after the call
- * @cycles: the call's duration, in rtg_clock() cycles
- * @site: the site's number (debugfs bpf_rtguard/sites), 0 when later
- *	calls on the CPU overwrote the arguments before they were copied
- * @pid: the task that made the call
- * @pad: 0
+ * struct rtg_helper_proto - a helper as the kernel's UAPI header documents it
+ * @name: "bpf_map_lookup_elem"
+ * @ret: its result type, "void *"
+ * @params: its parameters, "struct bpf_map *map, const void *key"
  */
-struct rtg_call_rec {
-	u64 args[MAX_BPF_FUNC_REG_ARGS];
-	u64 ret;
-	u64 end;
-	u32 cycles;
-	u32 site;
-	u32 pid;
-	u32 pad;
+struct rtg_helper_proto {
+	const char *name;
+	const char *ret;
+	const char *params;
 };
+
+#define RTG_CALL_NAME_LEN	64
+#define RTG_ARG_NAME_LEN	32
+
+/**
+ * struct rtg_call_names - what a traced call is called in its program
+ * @prog: the program's name, "-" when it has none
+ * @func: the helper or kfunc, as the program calls it
+ * @arg: the names of its arguments, "" when unknown
+ * @map: for a map helper called with one map, the map's name; else ""
+ * @map_type: and its type, "hash"
+ * @proto: a helper's documented prototype, NULL for others
+ */
+struct rtg_call_names {
+	char prog[BPF_OBJ_NAME_LEN];
+	char func[RTG_CALL_NAME_LEN];
+	char arg[MAX_BPF_FUNC_REG_ARGS][RTG_ARG_NAME_LEN];
+	char map[BPF_OBJ_NAME_LEN];
+	char map_type[RTG_ARG_NAME_LEN];
+	const struct rtg_helper_proto *proto;
+};
+
+/* rtguard_trace_tasks.c */
+bool rtg_prog_debug(const struct bpf_prog *prog);
+void rtg_trace_tasks_init(struct dentry *dir);
+
+/* rtguard_trace_names.c */
+const struct rtg_helper_proto *rtg_helper_proto_of(u32 id);
+void rtg_trace_name_site(struct rtg_site *site, const struct bpf_call_info *info);
+bool rtg_trace_forget(struct rtg_image *image);
+void rtg_trace_free_names(struct rtg_image *image);
+struct trace_seq;
+const char *rtg_trace_print(struct trace_seq *p, const void *recs, u32 nr);
 
 u32 rtg_trace_new_id(void);
 void rtg_trace_init(void);

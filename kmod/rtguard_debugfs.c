@@ -79,11 +79,32 @@ static int rtg_progs_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(rtg_progs);
 
+/* A traced site's names: what the program calls, its map, a helper's prototype. */
+static void rtg_site_names_show(struct seq_file *m, const struct rtg_site *site)
+{
+	const struct rtg_call_names *n = site->names;
+
+	if (!n) {
+		seq_puts(m, " call=- map=- map_type=- proto=-\n");
+		return;
+	}
+	seq_printf(m, " call=%s map=%s map_type=%s", n->func, n->map[0] ? n->map : "-",
+		   n->map[0] ? n->map_type : "-");
+	if (n->proto)
+		seq_printf(m, " proto=%s(%s)\n", n->proto->ret, n->proto->params);
+	else
+		seq_puts(m, " proto=-\n");
+}
+
 /*
  * The sites of traced images, for readers of rtg_call records: what a
  * record's site number stands for. The function is named as kallsyms
  * names it, "-" for a function of vmlinux; id is the helper's number or
- * the kfunc's BTF id; the masks have bit n set for argument n.
+ * the kfunc's BTF id; the masks have bit n set for argument n; call is
+ * the helper or kfunc the program calls (for a helper the verifier
+ * turned into a map type's function, the helper), map the map a map
+ * helper is called with, proto a helper's prototype as the kernel's UAPI
+ * header documents it.
  */
 static int rtg_sites_show(struct seq_file *m, void *v)
 {
@@ -91,7 +112,7 @@ static int rtg_sites_show(struct seq_file *m, void *v)
 	char func[KSYM_SYMBOL_LEN];
 	u32 i;
 
-	seq_puts(m, "# site=N prog=ID name=NAME insn=N func=FUNCTION module=MODULE kind=helper|kfunc|unknown id=N nargs=N ptr=MASK signed=MASK int32=MASK ret_size=BYTES ret_ptr=0|1 ret_signed=0|1 may_be_null=0|1\n");
+	seq_puts(m, "# site=N prog=ID name=NAME insn=N func=FUNCTION module=MODULE kind=helper|kfunc|unknown id=N nargs=N ptr=MASK signed=MASK int32=MASK ret_size=BYTES ret_ptr=0|1 ret_signed=0|1 may_be_null=0|1 call=NAME map=NAME|- map_type=TYPE|- proto=RESULT(PARAMETERS)|-\n");
 	mutex_lock(&rtg_images_lock);
 	list_for_each_entry(image, &rtg_images, node) {
 		struct bpf_prog_aux *main = rtg_main_aux(image);
@@ -109,7 +130,7 @@ static int rtg_sites_show(struct seq_file *m, void *v)
 				mod += 2;
 				mod[strcspn(mod, "]")] = 0;
 			}
-			seq_printf(m, "site=%u prog=%u name=%s insn=%u func=%s module=%s kind=%s id=%u nargs=%u ptr=%#x signed=%#x int32=%#x ret_size=%u ret_ptr=%d ret_signed=%d may_be_null=%d\n",
+			seq_printf(m, "site=%u prog=%u name=%s insn=%u func=%s module=%s kind=%s id=%u nargs=%u ptr=%#x signed=%#x int32=%#x ret_size=%u ret_ptr=%d ret_signed=%d may_be_null=%d",
 				   site->trace_id, main->id,
 				   main->name[0] ? main->name : "-",
 				   site->insn_idx, func, mod ?: "-",
@@ -120,6 +141,7 @@ static int rtg_sites_show(struct seq_file *m, void *v)
 				   site->ret_size, !!(site->flags & RTG_SITE_RET_PTR),
 				   !!(site->flags & RTG_SITE_RET_SIGNED),
 				   !!(site->flags & RTG_SITE_MAY_FAIL));
+			rtg_site_names_show(m, site);
 		}
 	}
 	mutex_unlock(&rtg_images_lock);

@@ -23,12 +23,23 @@ static bool rtg_is_hookable_call(const struct bpf_insn *insn)
 	       insn->src_reg != BPF_PSEUDO_CALL && insn->imm;
 }
 
+static void rtg_image_free_rcu(struct rcu_head *rcu)
+{
+	struct rtg_image *image = container_of(rcu, struct rtg_image, rcu);
+
+	rtg_trace_free_names(image);
+	kvfree(image);
+}
+
 static void rtg_image_free(struct rtg_image *image)
 {
 	if (!IS_ERR_OR_NULL(image->tprog))
 		rtg_prog_put(image->tprog);
 	free_percpu(image->counts);
-	kvfree(image);
+	if (rtg_trace_forget(image))
+		call_rcu(&image->rcu, rtg_image_free_rcu);
+	else
+		kvfree(image);
 }
 
 /* What an image's calls get when it is not tracked. */
@@ -138,7 +149,7 @@ static bool rtg_select(void *data, struct bpf_prog *prog,
 	}
 	if (image->mode == RTG_IMAGE_TRACE) {
 		site->flags |= RTG_SITE_TRACE;
-		site->trace_id = rtg_trace_new_id();
+		rtg_trace_name_site(site, info);
 	}
 	hook->arg = (unsigned long)site;
 
@@ -172,6 +183,7 @@ static void rtg_prog_free(void *data, struct bpf_prog *prog)
 
 const struct bpf_call_hook_ops rtg_call_hook_ops = {
 	.owner = THIS_MODULE,
+	.prog_debug = rtg_prog_debug,
 	.prog_verified = rtg_track_prog_verified,
 	.prog_init = rtg_prog_init,
 	.select = rtg_select,

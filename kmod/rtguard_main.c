@@ -175,7 +175,7 @@ static const struct kernel_param_ops rtg_debug_ops = {
 
 module_param_cb(debug, &rtg_debug_ops, &rtg_debug, 0644);
 MODULE_PARM_DESC(debug,
-		 "Trace every helper and kfunc call (trace event bpf_rtguard:rtg_call) of: flag = programs loaded with BPF_F_DEBUG_MODE (default), all = every program JIT compiled while set, off = none");
+		 "Trace every helper and kfunc call (trace event bpf_rtguard:rtg_call) of: flag = programs loaded with BPF_F_DEBUG_MODE or by a process tree written to debugfs trace_tasks (default), all = every program loaded while set, off = none");
 
 static int __init rtg_init(void)
 {
@@ -183,6 +183,7 @@ static int __init rtg_init(void)
 
 	rtg_trace_init();
 	rtg_debugfs_init();
+	rtg_trace_tasks_init(rtg_debugfs_dir);
 	err = rtg_pairing_init(rtg_debugfs_dir);
 	if (err) {
 		pr_err("cannot build the pairing tables: %d\n", err);

@@ -17,7 +17,9 @@
  * of one CPU per record (struct rtg_call_rec, in rtguard.h): only what
  * changes from call to call. A call's time is the record's timestamp
  * less the rtg_clock() cycles from its end to tsc, the clock when the
- * record was written (bpf_rtguard/stats: tsc_khz).
+ * record was written (bpf_rtguard/stats: tsc_khz). The text (trace,
+ * trace_pipe) is one line per call, with the names the program was
+ * written with (rtg_trace_print()).
  */
 TRACE_EVENT_FN(rtg_call,
 
@@ -38,7 +40,7 @@ TRACE_EVENT_FN(rtg_call,
 		memcpy(__get_dynamic_array(recs), recs, nr * sizeof(*recs));
 	),
 
-	TP_printk("nr=%u tsc=%llu", __entry->nr, __entry->tsc),
+	TP_printk("%s", rtg_trace_print(p, __get_dynamic_array(recs), __entry->nr)),
 
 	rtg_trace_reg, rtg_trace_unreg
 );

@@ -5,9 +5,18 @@
  *
  *   [   16.070604] test_debug_mode+26 debugmode.bpf.c:31 bpf_task_from_pid(pid=64) = (struct task_struct *)0xffff888000a62000 <16.0us>
  *
- * Usage: rtg-strace [-f] [-t SECONDS] [-p PROG_ID] [-n PROG_NAME]
- *                   [-e FUNC[,FUNC...]] [-c] [-j] [-o FILE]
- *        rtg-strace --enable | --disable | --clear
+ * Usage: rtg-strace [OPTIONS] [-f] [-t SECONDS]
+ *        rtg-strace [OPTIONS] -- CMD [ARGS...]
+ *        rtg-strace [OPTIONS] -P PID
+ *        rtg-strace --enable | --disable | --clear | --help
+ * OPTIONS: [-p PROG_ID] [-n PROG_NAME] [-e FUNC[,FUNC...]] [-c] [-j] [-o FILE]
+ *
+ * With a command, rtg-strace traces the programs that command and its
+ * children load from now on (debugfs bpf_rtguard/trace_tasks: the
+ * kernel loads them in debug mode, no flag in the loader needed), prints
+ * their calls while it runs and exits with its status; with -P, those a
+ * running process and its children load until it exits or rtg-strace is
+ * interrupted.
  *
  * Records are read the way trace-cmd reads them: binary, from each CPU's
  * tracefs per_cpu/cpuN/trace_pipe_raw (ring buffer pages, laid out as
@@ -19,8 +28,9 @@
  * reads, and on each watchdog tick (every 50 ms at most); what a site is
  * comes once from debugfs bpf_rtguard/sites, the names and types of
  * arguments and results from BTF (kfuncs: vmlinux or module BTF) or from
- * libbpf's bpf_helper_defs.h (helpers: a table made from it at build
- * time), the source line from the program's BTF line info.
+ * the helper's prototype bpf_rtguard lists there (the kernel's UAPI
+ * header documents it), the map a map helper is called with from the
+ * same line, the source line from the program's BTF line info.
  *
  * Reading consumes the records. Without -f, rtg-strace prints what the
  * buffer holds and exits; with -f it follows until interrupted or for -t
@@ -45,16 +55,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+
+#include "rtguard_rec.h"
 
 #define TRACEFS "/sys/kernel/tracing"
 #define EVENT_DIR TRACEFS "/events/bpf_rtguard/rtg_call"
 #define SITES "/sys/kernel/debug/bpf_rtguard/sites"
 #define STATS "/sys/kernel/debug/bpf_rtguard/stats"
+#define PROGS "/sys/kernel/debug/bpf_rtguard/progs"
+#define TRACE_TASKS "/sys/kernel/debug/bpf_rtguard/trace_tasks"
 #define FLUSH "/sys/kernel/debug/bpf_rtguard/trace_flush"
 #define MAX_ARGS 5
 #define MAX_CPUS 256
@@ -124,19 +140,9 @@ static struct {
 	struct field common_type, tsc, nr, recs;
 } ev;
 
-/*
- * One call in a record's recs (struct rtg_call_rec in kmod/rtguard.h):
- * a record carries up to RTG_TRACE_BATCH calls of one CPU.
- */
-struct call_rec {
-	uint64_t args[5];
-	uint64_t ret;
-	uint64_t end;		/* TSC right after the call */
-	uint32_t cycles;
-	uint32_t site;
-	uint32_t pid;
-	uint32_t pad;
-};
+/* one call in a record's recs: up to RTG_TRACE_BATCH of one CPU per record */
+_Static_assert(sizeof(struct rtg_call_rec) == RTG_CALL_REC_SIZE,
+	       "struct rtg_call_rec as the module writes it");
 
 static struct {
 	struct field timestamp, commit, data;
@@ -213,28 +219,6 @@ struct value_type {
 	int size;		/* bytes; 0 for void */
 };
 
-struct helper_def {
-	int id;
-	const char *name, *ret, *params;
-};
-
-/* generated from libbpf's bpf_helper_defs.h (tests/Makefile) */
-static const struct helper_def helper_defs[] = {
-#define RTG_HELPER(id, name, ret, params) { id, name, ret, params },
-#include "rtg_helper_defs.h"
-#undef RTG_HELPER
-};
-
-static const struct helper_def *helper_by_id(int id)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(helper_defs) / sizeof(helper_defs[0]); i++)
-		if (helper_defs[i].id == id)
-			return &helper_defs[i];
-	return NULL;
-}
-
 static char *trim(char *s)
 {
 	char *e;
@@ -247,7 +231,7 @@ static char *trim(char *s)
 	return s;
 }
 
-/* A C type as written in bpf_helper_defs.h. */
+/* A C type as the kernel's UAPI header writes it (debugfs sites: proto=). */
 static void c_type(const char *decl, struct value_type *t)
 {
 	t->name = xstrdup(decl);
@@ -428,6 +412,7 @@ struct site {
 	unsigned int id, prog, insn, nargs, ptr, sign, int32, ret_size, func_id;
 	int ret_ptr, ret_signed, may_be_null;
 	char prog_name[32], func[128], module[64], kind[16];
+	char call[128], map[32], map_type[32], proto[512];
 	/* resolved */
 	bool resolved, helper;
 	char *name;			/* what the program calls */
@@ -449,7 +434,7 @@ static int cmp_site(const void *a, const void *b)
 
 static void read_sites(void)
 {
-	char line[512];
+	char line[1024], *proto;
 	struct site s;
 	FILE *f = fopen(SITES, "r");
 	int i;
@@ -458,12 +443,21 @@ static void read_sites(void)
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		memset(&s, 0, sizeof(s));
-		if (sscanf(line, "site=%u prog=%u name=%31s insn=%u func=%127s module=%63s kind=%15s id=%u nargs=%u ptr=%x signed=%x int32=%x ret_size=%u ret_ptr=%d ret_signed=%d may_be_null=%d",
+		if (sscanf(line, "site=%u prog=%u name=%31s insn=%u func=%127s module=%63s kind=%15s id=%u nargs=%u ptr=%x signed=%x int32=%x ret_size=%u ret_ptr=%d ret_signed=%d may_be_null=%d call=%127s map=%31s map_type=%31s",
 			   &s.id, &s.prog, s.prog_name, &s.insn, s.func, s.module,
 			   s.kind, &s.func_id, &s.nargs, &s.ptr, &s.sign, &s.int32,
-			   &s.ret_size, &s.ret_ptr, &s.ret_signed, &s.may_be_null) != 16 ||
+			   &s.ret_size, &s.ret_ptr, &s.ret_signed, &s.may_be_null,
+			   s.call, s.map, s.map_type) != 19 ||
 		    !s.prog)
 			continue;
+		/* the last field: a helper's prototype, "RESULT(PARAMETERS)" */
+		proto = strstr(line, " proto=");
+		if (proto && strcmp(proto, " proto=-\n")) {
+			snprintf(s.proto, sizeof(s.proto), "%s", proto + 7);
+			s.proto[strcspn(s.proto, "\n")] = 0;
+		}
+		if (!strcmp(s.map, "-"))
+			s.map[0] = 0;
 		for (i = 0; i < nr_sites; i++)
 			if (sites[i].id == s.id)
 				break;
@@ -483,22 +477,25 @@ static void read_sites(void)
 /* Names and types of a site's arguments and result, its source line. */
 static void resolve_site(struct site *s)
 {
-	const struct helper_def *h;
 	unsigned int i;
+	char *paren;
 
 	s->resolved = true;
 	s->nargs = s->nargs > MAX_ARGS ? MAX_ARGS : s->nargs;
 	if (source_line(s->prog, s->insn, s->file, sizeof(s->file), &s->line))
 		s->line = 0;
-	h = !strcmp(s->kind, "helper") ? helper_by_id(s->func_id) : NULL;
-	if (h) {
+	/* what the program called, as bpf_rtguard names it */
+	s->name = xstrdup(strcmp(s->call, "-") ? s->call : s->func);
+	paren = s->proto[0] ? strchr(s->proto, '(') : NULL;
+	if (paren && !strcmp(s->kind, "helper")) {
 		char params[512], *p, *save = NULL;
 
 		s->helper = true;
-		s->name = xstrdup(h->name);
-		snprintf(params, sizeof(params), "%s", h->ret);
+		*paren = 0;
+		snprintf(params, sizeof(params), "%s", s->proto);
 		c_type(trim(params), &s->ret_type);
-		snprintf(params, sizeof(params), "%s", h->params);
+		snprintf(params, sizeof(params), "%s", paren + 1);
+		params[strcspn(params, ")")] = 0;
 		i = 0;
 		for (p = strtok_r(params, ",", &save); p && i < MAX_ARGS;
 		     p = strtok_r(NULL, ",", &save)) {
@@ -519,7 +516,6 @@ static void resolve_site(struct site *s)
 		}
 		return;
 	}
-	s->name = xstrdup(s->func);
 	if (!strcmp(s->kind, "kfunc")) {
 		struct btf *btf = btf_of(s->module);
 		const struct btf_type *fn, *proto;
@@ -599,8 +595,8 @@ static void add_record(const unsigned char *data, unsigned int len,
 	tsc = get_uint(data, ev.tsc);
 	if (off + size > len)
 		return;
-	for (i = 0; i + sizeof(struct call_rec) <= size; i += sizeof(struct call_rec)) {
-		struct call_rec c;
+	for (i = 0; i + sizeof(struct rtg_call_rec) <= size; i += sizeof(struct rtg_call_rec)) {
+		struct rtg_call_rec c;
 		struct record *r;
 
 		memcpy(&c, data + off + i, sizeof(c));
@@ -920,7 +916,14 @@ static void print_call(const struct site *s, const struct record *r)
 			json_string(str, sizeof(str), s->arg_names[i] ?: "");
 			ADD("%s{\"name\":%s,", i ? "," : "", str);
 			json_string(str, sizeof(str), t->known ? t->name : "");
-			ADD("\"type\":%s,\"value\":%s}", str, val);
+			ADD("\"type\":%s,\"value\":%s", str, val);
+			if (!i && s->map[0]) {
+				json_string(str, sizeof(str), s->map);
+				ADD(",\"map\":%s", str);
+				json_string(str, sizeof(str), s->map_type);
+				ADD(",\"map_type\":%s", str);
+			}
+			ADD("}");
 		}
 		ADD("]");
 		if (s->ret_size) {
@@ -942,9 +945,12 @@ static void print_call(const struct site *s, const struct record *r)
 		ADD("%s:%d ", s->file, s->line);
 	ADD("%s(", s->name);
 	for (i = 0; i < nargs; i++) {
-		format_value(val, sizeof(val), r->args[i], &s->arg_types[i],
-			     s->ptr & 1 << i, s->sign & 1 << i,
-			     s->int32 & 1 << i ? 4 : 8, false);
+		if (!i && s->map[0])
+			snprintf(val, sizeof(val), "%s <%s>", s->map, s->map_type);
+		else
+			format_value(val, sizeof(val), r->args[i], &s->arg_types[i],
+				     s->ptr & 1 << i, s->sign & 1 << i,
+				     s->int32 & 1 << i ? 4 : 8, false);
 		if (s->arg_names[i] && s->arg_names[i][0])
 			ADD("%s%s=%s", i ? ", " : "", s->arg_names[i], val);
 		else
@@ -1124,16 +1130,272 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static void usage(const char *prog)
+static void usage(FILE *f)
 {
-	fprintf(stderr,
-		"usage: %s [-f] [-t SECONDS] [-p PROG_ID] [-n PROG_NAME] [-e FUNC[,FUNC...]]\n"
-		"       %*s [-c] [-j] [-o FILE]\n"
-		"       %s --enable | --disable | --clear\n"
-		"  -f  follow until interrupted (or -t SECONDS)   -c  summary per function\n"
-		"  -e  only these functions                      -j  one JSON object per call\n"
-		"  -p  only program PROG_ID, -n  only programs named PROG_NAME, -o  write to FILE\n",
-		prog, (int)strlen(prog), "", prog);
+	fputs("NAME\n"
+	      "    rtg-strace - trace the helper and kfunc calls of BPF programs\n"
+	      "\n"
+	      "SYNOPSIS\n"
+	      "    rtg-strace [OPTIONS] -- CMD [ARGS...]\n"
+	      "    rtg-strace [OPTIONS] -P PID\n"
+	      "    rtg-strace [OPTIONS] [-f] [-t SECONDS]\n"
+	      "    rtg-strace --enable | --disable | --clear | --help\n"
+	      "\n"
+	      "DESCRIPTION\n"
+	      "    Prints each call a BPF program in debug mode makes, one per line:\n"
+	      "    time, program+instruction, source line, function(argument=value, ...)\n"
+	      "    = result, duration. Programs are in debug mode when loaded with\n"
+	      "    BPF_F_DEBUG_MODE, while bpf_rtguard's debug=all, or by a process\n"
+	      "    rtg-strace traces (-- CMD, -P). Debug mode is chosen at load: a\n"
+	      "    program loaded before cannot be traced. Needs bpf_rtguard loaded,\n"
+	      "    tracefs and debugfs mounted, and root.\n"
+	      "\n"
+	      "    -- CMD   run CMD; trace the programs it and its children load; exit\n"
+	      "             with its status\n"
+	      "    -P PID   trace the programs process PID and its children load from\n"
+	      "             now on, until it exits or rtg-strace is interrupted\n"
+	      "    -f       follow: print calls as they come, until interrupted\n"
+	      "    -t SEC   follow for SEC seconds\n"
+	      "    -p ID    only the program with id ID (bpftool prog show)\n"
+	      "    -n NAME  only programs named NAME\n"
+	      "    -e FUNC[,FUNC...]  only calls of these helpers, kfuncs or functions\n"
+	      "    -c       a summary per function instead of the calls\n"
+	      "    -j       one JSON object per call\n"
+	      "    -o FILE  write to FILE\n"
+	      "    --enable, --disable  turn the bpf_rtguard:rtg_call event on (8 MiB per\n"
+	      "             CPU buffer) or off; --clear empties the trace buffer\n"
+	      "\n"
+	      "    Without -- CMD, -P, -f or -t, rtg-strace prints what the trace buffer\n"
+	      "    holds and exits; reading consumes it. Lost records are counted on\n"
+	      "    stderr.\n"
+	      "\n"
+	      "EXIT STATUS\n"
+	      "    With -- CMD, the command's (128+N when killed by signal N). Else 0;\n"
+	      "    1 on an error (one line on stderr); 2 on bad usage; 3 when records\n"
+	      "    were lost.\n", f);
+}
+
+/* ---- what must be there before anything is read ---- */
+
+/* One line naming what is missing. */
+static int check_setup(void)
+{
+	if (access("/sys/module/bpf_rtguard", F_OK)) {
+		fprintf(stderr, "rtg-strace: bpf_rtguard is not loaded (insmod bpf_rtguard.ko)\n");
+		return -1;
+	}
+	if (access(TRACEFS "/events", F_OK)) {
+		fprintf(stderr, "rtg-strace: tracefs is not mounted on " TRACEFS
+			" (mount -t tracefs nodev " TRACEFS ")\n");
+		return -1;
+	}
+	if (access(SITES, F_OK)) {
+		fprintf(stderr, "rtg-strace: debugfs is not mounted on /sys/kernel/debug"
+			" (mount -t debugfs nodev /sys/kernel/debug)\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* debug_mode= of program @id in debugfs progs; -1 when it is not listed. */
+static int prog_debug_mode(unsigned int id)
+{
+	unsigned int pid;
+	char line[512], *p;
+	int mode = -1;
+	FILE *f = fopen(PROGS, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, " debug_mode=");
+		if (p && sscanf(line, "prog %u ", &pid) == 1 && pid == id)
+			mode = atoi(p + 12);
+	}
+	fclose(f);
+	return mode;
+}
+
+/* -p ID: a program that exists and is traced. */
+static int check_prog(unsigned int id)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd = bpf_prog_get_fd_by_id(id);
+
+	if (fd < 0) {
+		fprintf(stderr, "rtg-strace: -p %u: no such program\n", id);
+		return -1;
+	}
+	if (bpf_prog_get_info_by_fd(fd, &info, &len))
+		info.name[0] = 0;
+	close(fd);
+	if (prog_debug_mode(id) == 1)
+		return 0;
+	fprintf(stderr, "rtg-strace: -p %u: program %s is not in debug mode; a loaded program cannot be re-JITed: load it again under rtg-strace -- CMD, with BPF_F_DEBUG_MODE, or while debug=all\n",
+		id, info.name[0] ? info.name : "(no name)");
+	return -1;
+}
+
+/* Whether /proc/kallsyms has a function named @name. */
+static bool kallsyms_has(const char *name)
+{
+	char line[512], sym[256], type;
+	bool found = false;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%*s %c %255s", &type, sym) == 2 &&
+			(type == 't' || type == 'T') && !strcmp(sym, name);
+	fclose(f);
+	return found;
+}
+
+/* -e FUNC: a helper (bpf_NAME, BPF_FUNC_NAME in BTF), a kfunc or a function. */
+static bool known_function(const char *name)
+{
+	struct btf *btf = btf_of(NULL);
+	char helper[160];
+	struct dirent *d;
+	bool found = false;
+	DIR *dir;
+
+	if (!btf)
+		return kallsyms_has(name);
+	if (!strncmp(name, "bpf_", 4)) {
+		snprintf(helper, sizeof(helper), "BPF_FUNC_%s", name + 4);
+		if (btf__find_by_name(btf, helper) > 0)
+			return true;
+	}
+	if (btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0)
+		return true;
+	dir = opendir("/sys/kernel/btf");
+	while (dir && !found && (d = readdir(dir))) {
+		if (d->d_name[0] == '.' || !strcmp(d->d_name, "vmlinux"))
+			continue;
+		btf = btf_of(d->d_name);
+		found = btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
+	}
+	if (dir)
+		closedir(dir);
+	return found || kallsyms_has(name);
+}
+
+/* ---- tracing what a process tree loads ---- */
+
+static int trace_tasks_fd = -1;
+
+/* Programs @pid loads from now on, and its children's, are loaded in debug mode. */
+static int trace_process(pid_t pid)
+{
+	char nr[16];
+
+	if (trace_tasks_fd < 0)
+		trace_tasks_fd = open(TRACE_TASKS, O_RDWR | O_CLOEXEC);
+	if (trace_tasks_fd < 0) {
+		fprintf(stderr, "rtg-strace: %s: %s\n", TRACE_TASKS, strerror(errno));
+		return -1;
+	}
+	snprintf(nr, sizeof(nr), "%d", pid);
+	if (write(trace_tasks_fd, nr, strlen(nr)) < 0) {
+		fprintf(stderr, "rtg-strace: cannot trace process %d: %s\n", pid,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* -P PID: say, in one line, that what it already loaded is not traced. */
+static void report_loaded(pid_t pid)
+{
+	char path[64], fpath[330], line[128];
+	struct dirent *d;
+	int n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo", pid);
+	dir = opendir(path);
+	while (dir && (d = readdir(dir))) {
+		FILE *f;
+
+		snprintf(fpath, sizeof(fpath), "%s/%s", path, d->d_name);
+		f = fopen(fpath, "r");
+		while (f && fgets(line, sizeof(line), f))
+			n += !strncmp(line, "prog_id:", 8);
+		if (f)
+			fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	if (n)
+		fprintf(stderr, "rtg-strace: process %d already holds %d program%s, not traced: debug mode is chosen at load, a loaded program cannot be re-JITed\n",
+			pid, n, n == 1 ? "" : "s");
+}
+
+/*
+ * Run argv, its programs loaded in debug mode: the child waits until the
+ * kernel knows its pid before it runs the command.
+ */
+static pid_t start_command(char **argv)
+{
+	int go[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(go, O_CLOEXEC)) {
+		perror("rtg-strace: pipe");
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("rtg-strace: fork");
+		return -1;
+	}
+	if (!pid) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		fprintf(stderr, "rtg-strace: %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(go[0]);
+	if (trace_process(pid)) {
+		close(go[1]);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	if (write(go[1], "x", 1) != 1) {
+		perror("rtg-strace: start the command");
+		close(go[1]);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	close(go[1]);
+	return pid;
+}
+
+/* Turn the event on for the run, if it was off. Returns whether it was. */
+static bool enable_event(void)
+{
+	char v[8] = "";
+	FILE *f = fopen(EVENT_DIR "/enable", "r");
+
+	if (f) {
+		if (!fgets(v, sizeof(v), f))
+			v[0] = 0;
+		fclose(f);
+	}
+	if (v[0] == '1')
+		return false;
+	write_file(TRACEFS "/buffer_size_kb", "8192");
+	if (write_file(EVENT_DIR "/enable", "1")) {
+		fprintf(stderr, "rtg-strace: cannot enable the bpf_rtguard:rtg_call event\n");
+		return false;
+	}
+	return true;
 }
 
 int main(int argc, char **argv)
@@ -1144,26 +1406,44 @@ int main(int argc, char **argv)
 		{ "clear", no_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "summary", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long long lost_module;
+	unsigned long long lost_module, lost;
 	const char *outfile = NULL;
-	bool follow = false;
+	bool follow = false, enabled = false;
+	pid_t child = 0, traced = 0;
+	int c, status = 0;
 	long seconds = 0;
 	time_t end = 0;
 	char *p, *save = NULL;
-	int c;
 
-	while ((c = getopt_long(argc, argv, "ft:p:n:e:co:jl", longopts, NULL)) != -1) {
+	/* "+": options end at the command */
+	while ((c = getopt_long(argc, argv, "+ft:p:n:e:co:jlP:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			follow = true;
 			break;
 		case 't':
-			seconds = strtol(optarg, NULL, 10);
+			seconds = strtol(optarg, &p, 10);
+			if (*p || seconds <= 0) {
+				fprintf(stderr, "rtg-strace: -t %s: not a number of seconds\n", optarg);
+				return 2;
+			}
 			break;
 		case 'p':
-			want_prog = strtol(optarg, NULL, 10);
+			want_prog = strtol(optarg, &p, 10);
+			if (*p || want_prog <= 0) {
+				fprintf(stderr, "rtg-strace: -p %s: not a program id\n", optarg);
+				return 2;
+			}
+			break;
+		case 'P':
+			traced = strtol(optarg, &p, 10);
+			if (*p || traced <= 0) {
+				fprintf(stderr, "rtg-strace: -P %s: not a process id\n", optarg);
+				return 2;
+			}
 			break;
 		case 'n':
 			want_name = optarg;
@@ -1189,30 +1469,55 @@ int main(int argc, char **argv)
 			break;
 		case 'l':	/* lost records are always reported */
 			break;
+		case 'h':
+			usage(stdout);
+			return 0;
 		case 'E':
+			if (check_setup())
+				return 1;
 			write_file(TRACEFS "/buffer_size_kb", "8192");
 			return write_file(EVENT_DIR "/enable", "1") ? 1 : 0;
 		case 'D':
+			if (check_setup())
+				return 1;
 			/* the calls still waiting in bpf_rtguard first */
 			write_file(FLUSH, "1");
 			return write_file(EVENT_DIR "/enable", "0") ? 1 : 0;
 		case 'C':
+			if (check_setup())
+				return 1;
 			return write_file(TRACEFS "/trace", "") ? 1 : 0;
 		default:
-			usage(argv[0]);
+			usage(stderr);
 			return 2;
 		}
 	}
-	if (optind < argc || (json && summary)) {
-		usage(argv[0]);
+	if ((json && summary) || (traced && optind < argc)) {
+		fprintf(stderr, "rtg-strace: %s\n", json && summary ?
+			"-j and -c do not go together" : "-P and a command do not go together");
 		return 2;
+	}
+	if (check_setup())
+		return 1;
+	libbpf_set_print(NULL);
+	if (want_prog > 0 && check_prog(want_prog))
+		return 1;
+	for (c = 0; c < nr_want_funcs; c++) {
+		if (!known_function(want_funcs[c])) {
+			fprintf(stderr, "rtg-strace: -e %s: no helper, kfunc or kernel function of that name\n",
+				want_funcs[c]);
+			return 1;
+		}
+	}
+	if (traced && kill(traced, 0) && errno == ESRCH) {
+		fprintf(stderr, "rtg-strace: -P %d: no such process\n", traced);
+		return 1;
 	}
 	out = outfile ? fopen(outfile, "w") : stdout;
 	if (!out) {
-		perror(outfile);
+		fprintf(stderr, "rtg-strace: %s: %s\n", outfile, strerror(errno));
 		return 1;
 	}
-	libbpf_set_print(NULL);
 	if (read_layout() || open_cpus())
 		return 1;
 	tsc_khz = stat_value("tsc_khz");
@@ -1221,26 +1526,51 @@ int main(int argc, char **argv)
 	read_sites();
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	if (traced || optind < argc)
+		enabled = enable_event();
+	if (traced) {
+		if (trace_process(traced))
+			return 1;
+		report_loaded(traced);
+		follow = true;
+	}
+	if (optind < argc) {
+		child = start_command(argv + optind);
+		if (child < 0)
+			return 1;
+		follow = true;
+	}
 	if (seconds)
 		end = time(NULL) + seconds;
 	for (;;) {
 		drain();
 		flush_records();
-		if (!follow || stop || (end && time(NULL) >= end))
+		if (child && waitpid(child, &status, WNOHANG) == child)
+			break;
+		if (traced && kill(traced, 0) && errno == ESRCH)
+			break;
+		if (!follow || (!child && stop) || (end && time(NULL) >= end))
 			break;
 		usleep(100000);
 	}
 	/* what arrived until the end */
 	drain();
 	flush_records();
+	if (trace_tasks_fd >= 0)
+		close(trace_tasks_fd);
+	if (enabled)
+		write_file(EVENT_DIR "/enable", "0");
 	if (summary)
 		print_summary();
 	fflush(out);
 	lost_module = stat_value("trace_lost");
+	lost = lost_rb + torn + lost_module;
 	fprintf(stderr, "rtg-strace: %llu calls, %llu%s records lost\n", shown,
-		lost_rb + torn + lost_module, lost_rb_unknown ? "+" : "");
-	if (lost_rb + torn + lost_module || lost_rb_unknown)
-		fprintf(stderr, "rtg-strace: lost: %llu%s dropped by the trace buffer, %llu overwritten in flight, %llu not recorded by bpf_rtguard\n",
+		lost, lost_rb_unknown ? "+" : "");
+	if (lost || lost_rb_unknown)
+		fprintf(stderr, "rtg-strace: lost: %llu%s dropped by the trace buffer (a larger buffer_size_kb keeps more), %llu overwritten in flight, %llu not recorded by bpf_rtguard\n",
 			lost_rb, lost_rb_unknown ? "+" : "", torn, lost_module);
-	return 0;
+	if (child)
+		return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	return lost ? 3 : 0;
 }

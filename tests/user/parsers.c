@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "helpers.h"
 #include "parsers.h"
@@ -263,6 +264,55 @@ static const char *strace_after_site(const char *line)
 
 	p = p ? strchr(p + 2, ' ') : NULL;
 	return p ? p + 1 : "";
+}
+
+int strace_status(const char *args, char *err, size_t len)
+{
+	char cmd[512];
+	FILE *e;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), STRACE " %s >/tmp/strace.out 2>/tmp/strace.err", args);
+	st = system(cmd);
+	err[0] = 0;
+	e = fopen("/tmp/strace.err", "r");
+	if (e) {
+		if (!fgets(err, len, e))
+			err[0] = 0;
+		err[strcspn(err, "\n")] = 0;
+		fclose(e);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int trace_text_calls(const char *prog, char ***lines)
+{
+	static char *buf[MAX_STRACE_LINES];
+	size_t plen = strlen(prog);
+	bool in_event = false;
+	char l[2048], *text;
+	int n = 0;
+	FILE *f = fopen("/sys/kernel/tracing/trace", "r");
+
+	if (!f)
+		return -errno;
+	while (fgets(l, sizeof(l), f)) {
+		l[strcspn(l, "\n")] = 0;
+		text = strstr(l, " rtg_call: ");
+		if (text)
+			text += strlen(" rtg_call: ");
+		else if (in_event && !strncmp(l, "  ", 2))
+			text = l + 2;
+		in_event = text;
+		if (!text || strncmp(text, prog, plen) || text[plen] != '+' ||
+		    n == MAX_STRACE_LINES)
+			continue;
+		free(buf[n]);
+		buf[n++] = strdup(text);
+	}
+	fclose(f);
+	*lines = buf;
+	return n;
 }
 
 int strace_lines(uint32_t id, char ***lines, unsigned long long *lost)

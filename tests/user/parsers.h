@@ -97,6 +97,18 @@ void strace_stop(void);		/* disable rtg_call */
 int strace_lines(uint32_t id, char ***lines, unsigned long long *lost);
 /* The same with any arguments ("-p 5 -c", "-j -p 5 -e FUNC") */
 int strace_run(const char *args, char ***lines, unsigned long long *lost);
+/*
+ * Run rtg-strace with args (stdout to /tmp/strace.out): its exit status,
+ * and the first line it wrote to stderr in err
+ */
+int strace_status(const char *args, char *err, size_t len);
+/*
+ * The text of the rtg_call events in tracefs trace: one line per call of
+ * the program named prog, "prog+insn func(args) = ret <dur> pid=N", the
+ * first call of a record on the event's own line and the others on lines
+ * of their own
+ */
+int trace_text_calls(const char *prog, char ***lines);
 /* rtg-strace -c: the calls and errors of func's row; 0 or -ENOENT */
 int strace_summary_row(char **lines, int n, const char *func,
 		       unsigned long long *calls, unsigned long long *errors);

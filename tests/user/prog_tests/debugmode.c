@@ -166,9 +166,12 @@ void test_debug_errno(void)
 		printf("  %s\n", lines[i]);
 	if (!ASSERT_EQ(n, 2, "calls traced"))
 		goto out;
-	/* a hash map's delete: the program's helper, not htab_map_delete_elem */
+	/*
+	 * a hash map's delete: the program's helper, not htab_map_delete_elem,
+	 * and the map by name
+	 */
 	call = strace_call(lines[0]);
-	ASSERT_PREFIX(call, "bpf_map_delete_elem(map=(void *)0x", "the delete");
+	ASSERT_PREFIX(call, "bpf_map_delete_elem(map=dm_hash <hash>, key=", "the delete");
 	ASSERT_HAS_STR(call, ", key=(const void *)0x", "the delete's key");
 	ASSERT_HAS_STR(call, ") = -2 ENOENT <", "the delete's errno");
 	expect_source(lines[0], "delete_missing");

@@ -198,7 +198,7 @@ void test_debug_arg_counts(void)
 		"rtg_test_obj_get(id=0) = NULL <",
 		"bpf_ktime_get_ns() = ",
 		"bpf_snprintf(str=(char *)0x",
-		"bpf_map_update_elem(map=(void *)0x",
+		"bpf_map_update_elem(map=hmap <hash>, key=(const void *)0x",
 		"bpf_cpumask_set_cpu(cpu=1, cpumask=(struct bpf_cpumask *)0x",
 		"bpf_cpumask_test_cpu(cpu=1, cpumask=(const struct cpumask *)0x",
 	};

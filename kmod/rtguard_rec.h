@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * bpf_rtguard: the calls a rtg_call trace event carries, as the module
+ * writes them (rtguard_trace.c) and rtg-strace reads them raw from the
+ * trace buffer: one definition for both.
+ */
+#ifndef _RTGUARD_REC_H
+#define _RTGUARD_REC_H
+
+#include <linux/types.h>
+
+#define RTG_REC_ARGS		5	/* MAX_BPF_FUNC_REG_ARGS */
+#define RTG_CALL_REC_SIZE	72
+
+/**
+ * struct rtg_call_rec - one traced call, as a rtg_call record holds it
+ * @args: the five argument registers
+ * @ret: the result
+ * @end: rtg_clock() right after the call
+ * @cycles: the call's duration, in rtg_clock() cycles
+ * @site: the site's number (debugfs bpf_rtguard/sites), 0 when later
+ *	calls on the CPU overwrote the arguments before they were copied
+ * @pid: the task that made the call
+ * @pad: 0
+ */
+struct rtg_call_rec {
+	__u64 args[RTG_REC_ARGS];
+	__u64 ret;
+	__u64 end;
+	__u32 cycles;
+	__u32 site;
+	__u32 pid;
+	__u32 pad;
+};
+
+#endif /* _RTGUARD_REC_H */

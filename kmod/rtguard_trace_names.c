@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bpf_rtguard: what a traced call is called, for whoever reads the trace
+ * buffer. When the JIT selects a traced call site, the site gets the
+ * names the program was written with (struct rtg_call_names): the
+ * helper's and its parameters' as the kernel's UAPI header documents
+ * them (rtguard_helpers.h, made from it at build time), the kfunc's and
+ * its arguments' from its BTF, the map a map helper is called with. The
+ * rtg_call event prints each call of a record with them
+ * (rtg_trace_print(): trace, trace_pipe), and debugfs sites lists them
+ * for rtg-strace.
+ *
+ * A record may be read long after its program is gone: sites are found
+ * by number under RCU (rtg_trace_sites), and an image with traced sites
+ * is freed only after a grace period (rtg_trace_forget()).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bpf_call_hook.h>
+#include <linux/ctype.h>
+#include <linux/err.h>
+#include <linux/slab.h>
+#include <linux/trace_seq.h>
+#include <linux/xarray.h>
+
+#include "rtguard.h"
+
+/* every documented helper: "bpf_NAME", result type, parameters */
+static const struct rtg_helper_proto rtg_helper_protos[__BPF_FUNC_MAX_ID] = {
+#define RTG_HELPER(name, ret, params) \
+	[BPF_FUNC_##name] = { "bpf_" #name, ret, params },
+#include "rtguard_helpers.h"
+#undef RTG_HELPER
+};
+
+/* "BPF_MAP_TYPE_HASH": the map types this kernel has */
+static const char * const rtg_map_types[] = {
+#define BPF_PROG_TYPE(_id, _name, prog_ctx_type, kern_ctx_type)
+#define BPF_LINK_TYPE(_id, _name)
+#define BPF_MAP_TYPE(_id, _ops) [_id] = #_id,
+#include <linux/bpf_types.h>
+#undef BPF_PROG_TYPE
+#undef BPF_LINK_TYPE
+#undef BPF_MAP_TYPE
+};
+
+/* traced sites by number (&rtg_site.trace_id), for rtg_trace_print() */
+static DEFINE_XARRAY(rtg_trace_sites);
+
+/**
+ * rtg_helper_proto_of() - a helper's documented prototype
+ * @id: &enum bpf_func_id
+ *
+ * Return: the prototype, or NULL for a helper the header does not document.
+ */
+const struct rtg_helper_proto *rtg_helper_proto_of(u32 id)
+{
+	if (id >= ARRAY_SIZE(rtg_helper_protos) || !rtg_helper_protos[id].name)
+		return NULL;
+	return &rtg_helper_protos[id];
+}
+
+/* The names of a helper's parameters: the last word of each declaration. */
+static void rtg_names_of_params(struct rtg_call_names *n, const char *params)
+{
+	const char *p = params, *end, *word;
+	int i;
+
+	for (i = 0; i < MAX_BPF_FUNC_REG_ARGS && *p; i++) {
+		end = strchrnul(p, ',');
+		word = end;
+		while (word > p && (isalnum(word[-1]) || word[-1] == '_'))
+			word--;
+		if (end - word && strncmp(word, "void", end - word))
+			strscpy(n->arg[i], word,
+				min_t(size_t, end - word + 1, sizeof(n->arg[i])));
+		p = *end ? end + 1 : end;
+	}
+}
+
+/* "hash" for BPF_MAP_TYPE_HASH */
+static void rtg_map_type_name(char *buf, size_t len, u32 type)
+{
+	const char *s = type < ARRAY_SIZE(rtg_map_types) ? rtg_map_types[type] : NULL;
+	size_t i;
+
+	if (!s) {
+		snprintf(buf, len, "type %u", type);
+		return;
+	}
+	s += strlen("BPF_MAP_TYPE_");
+	for (i = 0; i + 1 < len && s[i]; i++)
+		buf[i] = tolower(s[i]);
+	buf[i] = 0;
+}
+
+/**
+ * rtg_trace_name_site() - give a traced site its names and a number
+ * @site: the site, being selected, with its function and image set
+ * @info: what the verifier knows of the call, or NULL
+ *
+ * A site without names (no memory) is printed by its function's symbol.
+ */
+void rtg_trace_name_site(struct rtg_site *site, const struct bpf_call_info *info)
+{
+	const struct bpf_prog_aux *main = site->main;
+	const struct rtg_helper_proto *h;
+	struct rtg_call_names *n;
+	int i;
+
+	site->trace_id = rtg_trace_new_id();
+	n = kzalloc(sizeof(*n), GFP_KERNEL_ACCOUNT);
+	if (!n)
+		return;
+	strscpy(n->prog, main->name[0] ? main->name : "-");
+	h = info && !info->btf ? rtg_helper_proto_of(info->id) : NULL;
+	if (h) {
+		strscpy(n->func, h->name);
+		n->proto = h;
+		rtg_names_of_params(n, h->params);
+	} else if (info && info->name) {
+		strscpy(n->func, info->name);
+		for (i = 0; i < MAX_BPF_FUNC_REG_ARGS; i++)
+			strscpy(n->arg[i], info->arg_name[i] ?: "");
+	} else {
+		snprintf(n->func, sizeof(n->func), "%ps", site->func);
+		n->func[strcspn(n->func, " ")] = 0;
+	}
+	if (info && info->map) {
+		strscpy(n->map, info->map->name[0] ? info->map->name : "-");
+		rtg_map_type_name(n->map_type, sizeof(n->map_type),
+				  info->map->map_type);
+	}
+	site->names = n;
+	if (xa_err(xa_store(&rtg_trace_sites, site->trace_id, site,
+			    GFP_KERNEL_ACCOUNT)))
+		pr_warn_once("calls of site %u print without names: no memory\n",
+			     site->trace_id);
+}
+
+/**
+ * rtg_trace_forget() - take an image's traced sites out of reach
+ * @image: an image being freed
+ *
+ * Return: true when the image had traced sites, which readers may still
+ * be printing: free it after a grace period.
+ */
+bool rtg_trace_forget(struct rtg_image *image)
+{
+	bool traced = false;
+	u32 i;
+
+	for (i = 0; i < image->nr_sites; i++) {
+		if (!image->sites[i].trace_id)
+			continue;
+		xa_erase(&rtg_trace_sites, image->sites[i].trace_id);
+		traced = true;
+	}
+	return traced;
+}
+
+/**
+ * rtg_trace_free_names() - free what rtg_trace_name_site() gave an image
+ * @image: an image no reader can reach any more
+ */
+void rtg_trace_free_names(struct rtg_image *image)
+{
+	u32 i;
+
+	for (i = 0; i < image->nr_sites; i++)
+		kfree(image->sites[i].names);
+}
+
+/*
+ * A value of @size bytes, @ptr a pointer, @sign signed; @err: a negative
+ * value may be an errno (a helper's result).
+ */
+static void rtg_print_value(struct trace_seq *p, u64 v, bool ptr, bool sign,
+			    u8 size, bool err)
+{
+	if (ptr) {
+		if (v)
+			trace_seq_printf(p, "%#llx", v);
+		else
+			trace_seq_puts(p, "NULL");
+		return;
+	}
+	if (size && size < sizeof(u64)) {
+		v &= GENMASK_ULL(size * BITS_PER_BYTE - 1, 0);
+		if (sign && (v & BIT_ULL(size * BITS_PER_BYTE - 1)))
+			v |= ~GENMASK_ULL(size * BITS_PER_BYTE - 1, 0);
+	}
+	if (!sign)
+		trace_seq_printf(p, "%llu", v);
+	else if (IS_ENABLED(CONFIG_SYMBOLIC_ERRNAME) && err &&
+		 IS_ERR_VALUE((unsigned long)v))
+		trace_seq_printf(p, "%lld (%pe)", (s64)v, ERR_PTR((long)v));
+	else
+		trace_seq_printf(p, "%lld", (s64)v);
+}
+
+static void rtg_print_call(struct trace_seq *p, const struct rtg_call_rec *r)
+{
+	const struct rtg_site *site = xa_load(&rtg_trace_sites, r->site);
+	const struct rtg_call_names *n = site ? site->names : NULL;
+	u64 ns = rtg_clock_ns(r->cycles);
+	int i;
+
+	if (!r->site) {
+		trace_seq_puts(p, "(a call whose arguments later calls overwrote)");
+		goto tail;
+	}
+	if (!site) {
+		trace_seq_printf(p, "site %u (program unloaded)(%#llx, %#llx, %#llx, %#llx, %#llx) = %#llx",
+				 r->site, r->args[0], r->args[1], r->args[2],
+				 r->args[3], r->args[4], r->ret);
+		goto tail;
+	}
+	if (n)
+		trace_seq_printf(p, "%s+%u %s(", n->prog, site->insn_idx, n->func);
+	else
+		trace_seq_printf(p, "+%u %ps(", site->insn_idx, site->func);
+	for (i = 0; i < site->nr_args; i++) {
+		if (i)
+			trace_seq_puts(p, ", ");
+		if (n && n->arg[i][0])
+			trace_seq_printf(p, "%s=", n->arg[i]);
+		if (!i && n && n->map[0])
+			trace_seq_printf(p, "%s <%s>", n->map, n->map_type);
+		else
+			rtg_print_value(p, r->args[i], site->arg_is_ptr & BIT(i),
+					site->arg_is_signed & BIT(i),
+					site->arg_is_32bit & BIT(i) ? sizeof(u32) :
+								      sizeof(u64),
+					false);
+	}
+	trace_seq_putc(p, ')');
+	if (site->ret_size) {
+		trace_seq_puts(p, " = ");
+		rtg_print_value(p, r->ret, site->flags & RTG_SITE_RET_PTR,
+				site->flags & RTG_SITE_RET_SIGNED, site->ret_size,
+				n && n->proto);
+	}
+tail:
+	trace_seq_printf(p, " <%llu.%03lluus> pid=%u", ns / NSEC_PER_USEC,
+			 ns % NSEC_PER_USEC, r->pid);
+}
+
+/**
+ * rtg_trace_print() - the text of a rtg_call record, for trace and trace_pipe
+ * @p: the event's scratch sequence (TP_printk()'s p)
+ * @recs: the record's calls
+ * @nr: how many
+ *
+ * One line per call, the first on the event's own line: program+insn,
+ * function(argument=value, ...) = result, duration, task.
+ *
+ * Return: the text, in @p.
+ */
+const char *rtg_trace_print(struct trace_seq *p, const void *recs, u32 nr)
+{
+	const struct rtg_call_rec *r = recs;
+	const char *ret = trace_seq_buffer_ptr(p);
+	u32 i;
+
+	rcu_read_lock();
+	for (i = 0; i < nr; i++) {
+		if (i)
+			trace_seq_puts(p, "\n  ");
+		rtg_print_call(p, &r[i]);
+	}
+	rcu_read_unlock();
+	trace_seq_putc(p, 0);
+	return ret;
+}

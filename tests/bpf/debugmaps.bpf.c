@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Map helpers in debug mode: an update, a lookup and a delete on a hash,
+ * an array, a per-CPU array and an LRU hash map, then a kfunc pair. The
+ * verifier turns each map helper into the map type's own function (and
+ * would inline the lookups of the array maps): the trace names the
+ * helper the program called and the map it was called with.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "rtg_bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define DM_MAP(name, map_type)			\
+	struct {				\
+		__uint(type, map_type);		\
+		__uint(max_entries, 4);		\
+		__type(key, __u32);		\
+		__type(value, __u64);		\
+	} name SEC(".maps")
+
+DM_MAP(m_hash, BPF_MAP_TYPE_HASH);
+DM_MAP(m_array, BPF_MAP_TYPE_ARRAY);
+DM_MAP(m_pcpu, BPF_MAP_TYPE_PERCPU_ARRAY);
+DM_MAP(m_lru, BPF_MAP_TYPE_LRU_HASH);
+
+int target_pid;
+
+/* update, lookup, delete: 0 when the lookup found what the update put */
+static __always_inline int exercise(void *map)
+{
+	__u64 val = 7, *v;
+	__u32 key = 1;
+
+	bpf_map_update_elem(map, &key, &val, BPF_ANY);
+	v = bpf_map_lookup_elem(map, &key);
+	bpf_map_delete_elem(map, &key);
+	return v && *v == 7 ? 0 : 1;
+}
+
+SEC("syscall")
+int debug_maps(void *ctx)
+{
+	struct task_struct *t;
+	int bad;
+
+	bad = exercise(&m_hash) | exercise(&m_array) | exercise(&m_pcpu) |
+	      exercise(&m_lru);
+	t = bpf_task_from_pid(target_pid);
+	if (t)
+		bpf_task_release(t);
+	return bad;
+}

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Debug mode as users of standard tools and of rtg-strace meet it:
+ * tracefs trace text names each call, its arguments and result; map
+ * helpers are printed under the helper's name with the map's name and
+ * type, for a hash, an array, a per-CPU array and an LRU hash map;
+ * rtg-strace -- CMD traces the programs CMD loads, no other process's,
+ * and exits with its status; bad input gets one line and a status.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "rtgtest.h"
+#include "debugmaps.skel.h"
+#include "debugmode.skel.h"
+
+#define DM_CALLS 14	/* 3 per map, 4 maps, then a kfunc pair */
+
+static struct debugmaps_bpf *load_maps(bool flag)
+{
+	struct debugmaps_bpf *skel = debugmaps_bpf__open();
+
+	if (!ASSERT_OK_PTR(skel, "open debugmaps"))
+		return NULL;
+	skel->bss->target_pid = getpid();
+	if (flag)
+		bpf_program__set_flags(skel->progs.debug_maps,
+				       bpf_program__flags(skel->progs.debug_maps) |
+				       BPF_F_DEBUG_MODE);
+	if (ASSERT_OK(debugmaps_bpf__load(skel), "load debugmaps"))
+		return skel;
+	debugmaps_bpf__destroy(skel);
+	return NULL;
+}
+
+static const char *const dm_maps[] = {
+	"m_hash <hash>", "m_array <array>", "m_pcpu <percpu_array>",
+	"m_lru <lru_hash>",
+};
+
+/*
+ * The calls of one run of debug_maps, as text: call(args) = ret, with
+ * the kernel's names (trace) or rtg-strace's typed values.
+ */
+static void expect_map_calls(char **calls, int n, bool kernel)
+{
+	char want[160];
+	int m, k = 0;
+
+	if (!ASSERT_EQ(n, DM_CALLS, "calls of debug_maps"))
+		return;
+	for (m = 0; m < 4; m++) {
+		snprintf(want, sizeof(want), "bpf_map_update_elem(map=%s, key=", dm_maps[m]);
+		ASSERT_PREFIX(calls[k], want, "update of %s", dm_maps[m]);
+		ASSERT_HAS_STR(calls[k], ", flags=0) = 0 <", "update of %s: flags, result", dm_maps[m]);
+		k++;
+		snprintf(want, sizeof(want), "bpf_map_lookup_elem(map=%s, key=", dm_maps[m]);
+		ASSERT_PREFIX(calls[k], want, "lookup of %s", dm_maps[m]);
+		ASSERT_HAS_STR(calls[k], kernel ? ") = 0x" : ") = (void *)0x",
+			       "lookup of %s finds the value", dm_maps[m]);
+		k++;
+		snprintf(want, sizeof(want), "bpf_map_delete_elem(map=%s, key=", dm_maps[m]);
+		ASSERT_PREFIX(calls[k], want, "delete of %s", dm_maps[m]);
+		/*
+		 * an array's elements cannot be deleted; the kernel names the
+		 * errno when it has CONFIG_SYMBOLIC_ERRNAME
+		 */
+		ASSERT_HAS_STR(calls[k], m == 1 || m == 2 ?
+			       (kernel ? ") = -22 " : ") = -22 EINVAL <") : ") = 0 <",
+			       "delete of %s: result", dm_maps[m]);
+		k++;
+	}
+	snprintf(want, sizeof(want), "bpf_task_from_pid(pid=%d) = ", getpid());
+	ASSERT_PREFIX(calls[k], want, "kfunc with its argument's name");
+	ASSERT_PREFIX(calls[k + 1], "bpf_task_release(p=", "kfunc release");
+}
+
+/* "name+insn " cut from a trace text line */
+static char **after_site(char **lines, int n)
+{
+	static char *calls[DM_CALLS];
+	int i;
+
+	for (i = 0; i < n && i < DM_CALLS; i++) {
+		const char *sp = strchr(lines[i], ' ');
+
+		calls[i] = (char *)(sp ? sp + 1 : "");
+	}
+	return calls;
+}
+
+WITH_MODULE(test_debug_maps, "debug=flag");
+void test_debug_maps(void)
+{
+	struct debugmaps_bpf *skel = load_maps(true);
+	char **lines, *calls[DM_CALLS];
+	int n, i;
+
+	if (!skel)
+		return;
+	if (!ASSERT_OK(strace_start(), "enable the trace event"))
+		goto out;
+	ASSERT_EQ(run_prog(skel->progs.debug_maps), 0, "run debug_maps");
+	ASSERT_OK(write_file("/sys/kernel/debug/bpf_rtguard/trace_flush", "1"),
+		  "flush the batches");
+
+	if (test__start_subtest("trace_text")) {
+		n = trace_text_calls("debug_maps", &lines);
+		for (i = 0; i < n; i++)
+			printf("  trace: %s\n", lines[i]);
+		ASSERT_HAS_STR(n > 0 ? lines[0] : "", " pid=", "the task of each call");
+		expect_map_calls(after_site(lines, n), n, true);
+	}
+	if (test__start_subtest("rtg_strace")) {
+		n = strace_lines(prog_id_of(skel->progs.debug_maps), &lines, NULL);
+		for (i = 0; i < n && i < DM_CALLS; i++) {
+			printf("  %s\n", lines[i]);
+			calls[i] = (char *)strace_call(lines[i]);
+		}
+		expect_map_calls(calls, n, false);
+	}
+out:
+	strace_stop();
+	debugmaps_bpf__destroy(skel);
+}
+
+/* rtg-strace -- CMD: the loader below, run by rtg-strace */
+void demo_debug_loader(void)
+{
+	struct debugmaps_bpf *skel = load_maps(false);
+
+	if (!skel)
+		return;
+	printf("loader: prog %u\n", prog_id_of(skel->progs.debug_maps));
+	ASSERT_EQ(run_prog(skel->progs.debug_maps), 0, "run debug_maps");
+	/* a program the test process loads meanwhile is not traced */
+	usleep(500000);
+	debugmaps_bpf__destroy(skel);
+}
+
+/* The number of trace lines of rtg-strace's output naming program name. */
+static int out_calls(const char *name, char *loader_line, size_t len)
+{
+	char l[2048], want[64];
+	int n = 0;
+	FILE *f = fopen("/tmp/strace.out", "r");
+
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), "] %s+", name);
+	loader_line[0] = 0;
+	while (fgets(l, sizeof(l), f)) {
+		n += !!strstr(l, want);
+		if (!strncmp(l, "loader: prog ", 13)) {
+			strncpy(loader_line, l, len - 1);
+			loader_line[len - 1] = 0;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+WITH_MODULE(test_debug_command, "debug=flag");
+void test_debug_command(void)
+{
+	struct debugmaps_bpf *own = NULL;
+	char err[512], line[64];
+	pid_t pid;
+	int st;
+
+	if (test__start_subtest("loader")) {
+		/* the test's own program, loaded while the loader runs */
+		pid = fork();
+		if (!pid) {
+			usleep(200000);
+			own = load_maps(false);
+			if (own) {
+				run_prog(own->progs.debug_maps);
+				usleep(600000);
+				debugmaps_bpf__destroy(own);
+			}
+			_exit(0);
+		}
+		st = strace_status("-- /rtg/rtgtest --demo debug_loader", err, sizeof(err));
+		waitpid(pid, NULL, 0);
+		ASSERT_EQ(st, 0, "rtg-strace's status is the loader's");
+		ASSERT_EQ(out_calls("debug_maps", line, sizeof(line)), DM_CALLS,
+			  "calls traced: the loader's one run, not the other process's");
+		ASSERT_PREFIX(line, "loader: prog ", "the loader ran under rtg-strace");
+		ASSERT_PREFIX(err, "rtg-strace: 14 calls, 0 records lost", "rtg-strace's count");
+	}
+	if (test__start_subtest("status")) {
+		st = strace_status("-- /bin/sh -c 'exit 7'", err, sizeof(err));
+		ASSERT_EQ(st, 7, "rtg-strace exits with the command's status");
+		st = strace_status("-- /no/such/command", err, sizeof(err));
+		ASSERT_EQ(st, 127, "a command that cannot run");
+		ASSERT_STREQ(err, "rtg-strace: /no/such/command: No such file or directory",
+			     "and why");
+	}
+	if (test__start_subtest("not_after_exit")) {
+		/* the tree is traced only while rtg-strace runs */
+		own = load_maps(false);
+		if (own) {
+			ASSERT_OK(strace_start(), "enable the trace event");
+			ASSERT_EQ(run_prog(own->progs.debug_maps), 0, "run");
+			st = strace_status("", err, sizeof(err));
+			ASSERT_EQ(out_calls("debug_maps", line, sizeof(line)), 0,
+				  "calls of a program loaded after rtg-strace exited");
+			strace_stop();
+			debugmaps_bpf__destroy(own);
+		}
+	}
+}
+
+/* What rtg-strace says about bad input, and its status. */
+static void expect_refused(const char *args, int status, const char *msg)
+{
+	char err[512];
+	int st = strace_status(args, err, sizeof(err));
+
+	printf("  rtg-strace %s: %d, %s\n", args, st, err);
+	ASSERT_EQ(st, status, "status of rtg-strace %s", args);
+	ASSERT_PREFIX(err, msg, "message of rtg-strace %s", args);
+}
+
+WITH_MODULE(test_debug_bad_input, "debug=flag");
+void test_debug_bad_input(void)
+{
+	struct debugmode_bpf *skel = debugmode_bpf__open_and_load();
+	char args[64], want[160];
+	int i;
+
+	if (!ASSERT_OK_PTR(skel, "load debugmode"))
+		return;
+	expect_refused("-p 999999", 1, "rtg-strace: -p 999999: no such program");
+	/* loaded without the flag: not in debug mode, cannot become so */
+	snprintf(args, sizeof(args), "-p %u", prog_id_of(skel->progs.debug_other));
+	snprintf(want, sizeof(want), "rtg-strace: -p %u: program debug_other is not in debug mode; a loaded program cannot be re-JITed",
+		 prog_id_of(skel->progs.debug_other));
+	expect_refused(args, 1, want);
+	expect_refused("-e no_such_function_at_all", 1,
+		       "rtg-strace: -e no_such_function_at_all: no helper, kfunc or kernel function of that name");
+	expect_refused("-e bpf_map_lookup_elem -c", 0, "rtg-strace: ");
+	expect_refused("-P 999999", 1, "rtg-strace: -P 999999: no such process");
+	expect_refused("-t x", 2, "rtg-strace: -t x: not a number of seconds");
+	expect_refused("-j -c", 2, "rtg-strace: -j and -c do not go together");
+	expect_refused("--help", 0, "");
+	ASSERT_HAS_STR(file_read("/tmp/strace.out"), "-- CMD", "--help names the command form");
+
+	if (test__start_subtest("tracefs_unmounted")) {
+		if (ASSERT_OK(umount("/sys/kernel/tracing"), "umount tracefs")) {
+			expect_refused("", 1, "rtg-strace: tracefs is not mounted on /sys/kernel/tracing");
+			ASSERT_OK(mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL),
+				  "mount tracefs again");
+		}
+	}
+	if (test__start_subtest("buffer_overflow")) {
+		/* one page per CPU holds 50 calls: 28,000 do not fit */
+		struct debugmaps_bpf *maps = load_maps(true);
+
+		ASSERT_OK(strace_start(), "enable the trace event");
+		ASSERT_OK(write_file("/sys/kernel/tracing/buffer_size_kb", "4"), "a small buffer");
+		for (i = 0; maps && i < 2000; i++)
+			if (run_prog(maps->progs.debug_maps))
+				break;
+		ASSERT_EQ(i, 2000, "runs");
+		debugmaps_bpf__destroy(maps);
+		expect_refused("-c", 3, "rtg-strace: ");
+		ASSERT_HAS_STR(file_read("/tmp/strace.err"), "dropped by the trace buffer",
+			       "how many records the buffer dropped");
+		strace_stop();
+		write_file("/sys/kernel/tracing/buffer_size_kb", "8192");
+	}
+	debugmode_bpf__destroy(skel);
+}
+
+/* The module absent: one line that says so. */
+void test_debug_no_module(void)
+{
+	if (!ASSERT_FALSE(mod_loaded(MOD_RTGUARD), "bpf_rtguard not loaded"))
+		return;
+	expect_refused("", 1, "rtg-strace: bpf_rtguard is not loaded");
+	expect_refused("-- /bin/true", 1, "rtg-strace: bpf_rtguard is not loaded");
+}
