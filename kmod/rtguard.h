@@ -93,6 +93,19 @@ enum rtg_stop_reason {
 	RTG_STOP_HOLD,		/* held something longer than hold_limit_us */
 };
 
+/* the parameter whose limit a stop reason is */
+static inline const char *rtg_stop_reason_name(u64 reason)
+{
+	switch (reason) {
+	case RTG_STOP_RUNTIME:
+		return "watchdog_ms";
+	case RTG_STOP_HOLD:
+		return "hold_limit_us";
+	default:
+		return "none";
+	}
+}
+
 /* rtg_run::how: how a stopped run ended */
 enum rtg_stop_how {
 	RTG_HOW_NONE,
@@ -274,6 +287,10 @@ struct rtg_run {
  *	table as they go; a stop gives back what the description of the
  *	call it happens at names, and the table holds what samples of those
  *	descriptions saw, for hold_limit_us
+ * @trace_only: a program in debug mode that is not tracked (track=0, or
+ *	its loader lacks CAP_BPF): its runs are bracketed only to be
+ *	recorded, hold nothing the module follows and are never stopped
+ * @trace_runs: each of its runs is recorded as it returns (debug mode)
  * @incomplete: runs that could not record everything
  * @unmatched: releases that matched nothing held
  * @leftover: resources still in the table when a run returned (a release
@@ -300,6 +317,8 @@ struct rtg_prog {
 	u64 stop_ret;
 	bool no_unwind;
 	bool described;
+	bool trace_only;
+	bool trace_runs;
 	atomic_long_t incomplete;
 	atomic_long_t unmatched;
 	atomic_long_t leftover;
@@ -325,6 +344,10 @@ struct rtg_prog {
  * @aux: aux data of the image (a whole program, or one subprogram of it);
  *	it outlives the image and any clone the JIT made of it
  * @mode: the hooks chosen for the image's calls, &enum rtg_image_mode
+ * @run_id: for the main image of a program whose runs are recorded, the
+ *	number rtg_call records of its runs carry (rtg_trace_name_run()),
+ *	else 0
+ * @prog_name: with @run_id, the program's name, for readers of the trace
  * @nr_sites: number of entries used in @sites
  * @max_sites: number of entries allocated in @sites
  * @counts: per-CPU call counters, one per site, for pass-through images
@@ -336,6 +359,8 @@ struct rtg_image {
 	struct rtg_prog *tprog;
 	struct bpf_prog_aux *aux;
 	int mode;
+	u32 run_id;
+	char prog_name[BPF_OBJ_NAME_LEN];
 	u32 nr_sites;
 	u32 max_sites;
 	u64 __percpu *counts;
@@ -417,6 +442,26 @@ enum rtg_debug_mode {
 };
 
 extern int rtg_debug;
+
+/* Whether the calls of a program are traced (debug mode), as debug says. */
+static inline bool rtg_debug_traced(const struct bpf_prog_aux *main)
+{
+	switch (READ_ONCE(rtg_debug)) {
+	case RTG_DEBUG_ALL:
+		return true;
+	case RTG_DEBUG_FLAG:
+		return main->debug_mode;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Owner bit of bpf_prog_aux.call_hook_flags (BPF_CALL_HOOK_OWNER_MASK;
+ * rtguard_stop_policy.c has the others): a program in debug mode whose
+ * runs are bracketed only to be recorded (&rtg_prog.trace_only)
+ */
+#define RTG_TRACE_ONLY	BIT(17)
 
 /*
  * rtg_slow: while a CPU's word is not zero, hooked calls made on it take
@@ -505,6 +550,7 @@ void rtg_trace_tasks_init(struct dentry *dir);
 /* rtguard_trace_names.c */
 const struct rtg_helper_proto *rtg_helper_proto_of(u32 id);
 void rtg_trace_name_site(struct rtg_site *site, const struct bpf_call_info *info);
+void rtg_trace_name_run(struct rtg_image *image);
 bool rtg_trace_forget(struct rtg_image *image);
 void rtg_trace_free_names(struct rtg_image *image);
 struct trace_seq;
@@ -518,6 +564,8 @@ long rtg_trace_begin(const struct rtg_site *site, u64 r1, u64 r2, u64 r3,
 		     u64 r4, u64 r5);
 void rtg_trace_end(long token, const struct rtg_site *site, u64 ret);
 u64 rtg_trace_post(u64 r0, u64 saved, u64 token, const struct rtg_site *site);
+void rtg_trace_run(const struct rtg_run *run, u64 ret);
+void rtg_trace_stop_release(const struct rtg_site *acq, u64 obj);
 u64 rtg_trace_lost(void);
 int rtg_trace_reg(void);
 void rtg_trace_unreg(void);

@@ -104,7 +104,8 @@ static void rtg_site_names_show(struct seq_file *m, const struct rtg_site *site)
  * the helper or kfunc the program calls (for a helper the verifier
  * turned into a map type's function, the helper), map the map a map
  * helper is called with, proto a helper's prototype as the kernel's UAPI
- * header documents it.
+ * header documents it. A program whose runs are recorded has a line of
+ * kind=run: the number its run records carry.
  */
 static int rtg_sites_show(struct seq_file *m, void *v)
 {
@@ -117,6 +118,10 @@ static int rtg_sites_show(struct seq_file *m, void *v)
 	list_for_each_entry(image, &rtg_images, node) {
 		struct bpf_prog_aux *main = rtg_main_aux(image);
 
+		/* the number the records of its runs carry */
+		if (image->run_id)
+			seq_printf(m, "site=%u prog=%u name=%s insn=0 func=- module=- kind=run id=0 nargs=0 ptr=0 signed=0 int32=0 ret_size=8 ret_ptr=0 ret_signed=1 may_be_null=0 call=- map=- map_type=- proto=-\n",
+				   image->run_id, main->id, image->prog_name);
 		for (i = 0; i < image->nr_sites; i++) {
 			const struct rtg_site *site = &image->sites[i];
 			char *mod;
@@ -182,8 +187,7 @@ static void rtg_held_show_task(struct seq_file *m, struct task_struct *t,
 		n = min(run.count, run.nslots);
 		seq_printf(m, "  run pid=%d age_us=%llu top=%u stop=%s incomplete=%u rcu=%u preempt=%u\n",
 			   task_pid_nr(t), rtg_run_age_ns(&run, now) / NSEC_PER_USEC, n,
-			   run.stop == RTG_STOP_RUNTIME ? "watchdog_ms" :
-			   run.stop == RTG_STOP_HOLD ? "hold_limit_us" : "none",
+			   rtg_stop_reason_name(run.stop),
 			   run.incomplete, run.sections[RTG_SECTION_RCU],
 			   run.sections[RTG_SECTION_PREEMPT]);
 		for (i = 0; i < n; i++) {

@@ -45,16 +45,8 @@ static void rtg_image_free(struct rtg_image *image)
 /* What an image's calls get when it is not tracked. */
 static int rtg_choose_mode(struct bpf_prog *prog)
 {
-	struct bpf_prog_aux *main = bpf_call_hook_main_aux(prog);
-
-	switch (READ_ONCE(rtg_debug)) {
-	case RTG_DEBUG_ALL:
+	if (rtg_debug_traced(bpf_call_hook_main_aux(prog)))
 		return RTG_IMAGE_TRACE;
-	case RTG_DEBUG_FLAG:
-		if (main->debug_mode)
-			return RTG_IMAGE_TRACE;
-		break;
-	}
 	return READ_ONCE(rtg_hook_all) ? RTG_IMAGE_PASSTHROUGH : RTG_IMAGE_NONE;
 }
 
@@ -108,6 +100,8 @@ static void *rtg_prog_init(struct bpf_prog *prog)
 		/* the image whose runs carry it (bpf_call_hook_run.data) */
 		if (!bpf_is_subprog(prog))
 			image->tprog->main_image = image;
+		if (!bpf_is_subprog(prog) && image->tprog->trace_runs)
+			rtg_trace_name_run(image);
 	}
 	rtg_image_publish(image);
 	return image;
@@ -153,7 +147,7 @@ static bool rtg_select(void *data, struct bpf_prog *prog,
 	}
 	hook->arg = (unsigned long)site;
 
-	if (image->tprog) {
+	if (image->tprog && !image->tprog->trace_only) {
 		site->tprog = image->tprog;
 		rtg_track_select(site, info, hook);
 	} else if (image->mode == RTG_IMAGE_TRACE) {

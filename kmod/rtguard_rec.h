@@ -12,6 +12,17 @@
 #define RTG_REC_ARGS		5	/* MAX_BPF_FUNC_REG_ARGS */
 #define RTG_CALL_REC_SIZE	72
 
+/* what a record stands for: &rtg_call_rec.kind */
+enum rtg_rec_kind {
+	RTG_REC_CALL,		/* a call: @site the call site */
+	RTG_REC_RUN,		/* a run that returned: @site the program's run
+				 * number, @args: stop reason (0: none), what the
+				 * stop gave back, the run's duration in ns;
+				 * @ret its result */
+	RTG_REC_RELEASE,	/* a stop gave back @args[0]: @site the call
+				 * site that acquired it */
+};
+
 /**
  * struct rtg_call_rec - one traced call, as a rtg_call record holds it
  * @args: the five argument registers
@@ -21,7 +32,7 @@
  * @site: the site's number (debugfs bpf_rtguard/sites), 0 when later
  *	calls on the CPU overwrote the arguments before they were copied
  * @pid: the task that made the call
- * @pad: 0
+ * @kind: &enum rtg_rec_kind
  */
 struct rtg_call_rec {
 	__u64 args[RTG_REC_ARGS];
@@ -30,7 +41,7 @@ struct rtg_call_rec {
 	__u32 cycles;
 	__u32 site;
 	__u32 pid;
-	__u32 pad;
+	__u32 kind;
 };
 
 #endif /* _RTGUARD_REC_H */

@@ -111,9 +111,13 @@ struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main)
 	tp->no_unwind = !(main->call_hook_flags & BPF_CALL_HOOK_UNWIND);
 	tp->nslots = (main->call_hook_run_size - sizeof(struct rtg_run)) /
 		     sizeof(struct rtg_held);
-	tp->described = rtg_held_prog_described(main);
+	tp->trace_only = main->call_hook_flags & RTG_TRACE_ONLY;
+	tp->trace_runs = main->call_hook_flags & BPF_CALL_HOOK_EXIT_ALWAYS;
+	tp->described = !tp->trace_only && rtg_held_prog_described(main);
 	refcount_set(&tp->images, 1);
 	list_add_tail(&tp->node, &rtg_progs);
+	if (tp->trace_only)
+		goto out;
 	/* the descriptions' memory, over every tracked program */
 	rtg_held_progs++;
 	rtg_held_described_progs += tp->described;
@@ -157,7 +161,8 @@ static void rtg_report(struct rtg_prog *tp, atomic_long_t *counter, long n,
  * exception callback when it is left by bpf_throw() or the watchdog,
  * once the run is no longer the task's current one, and only when the
  * run was marked, could not record something, released something it did
- * not hold or returned with entries in its table.
+ * not hold or returned with entries in its table; for a program in debug
+ * mode, whenever a run returns (rtg_trace_run() records it).
  *
  * Return: what the program returns to its caller: @ret, or the value a
  * stopped run returns.
@@ -172,6 +177,11 @@ u64 rtg_run_exit(u64 ret, struct rtg_run *run)
 		this_cpu_dec(rtg_slow);
 	if (unlikely(run->stop))
 		ret = rtg_watchdog_run_exit(run, ret);
+	if (tp->trace_runs)
+		rtg_trace_run(run, ret);
+	/* bracketed only to be recorded: it holds nothing followed */
+	if (tp->trace_only)
+		return ret;
 	/* what samples of a described run saw is no record of what it gave back */
 	if (tp->described)
 		return ret;

@@ -215,7 +215,7 @@ void rtg_trace_end(long token, const struct rtg_site *site, u64 ret)
 	r->end = end;
 	r->cycles = end - slot->start;
 	r->pid = current->pid;
-	r->pad = 0;
+	r->kind = RTG_REC_CALL;
 	barrier();
 	/* and again now that the arguments are copied */
 	r->site = READ_ONCE(slot->seq) == (u64)token ? site->trace_id : 0;
@@ -227,6 +227,71 @@ void rtg_trace_end(long token, const struct rtg_site *site, u64 ret)
 		irq_work_queue(this_cpu_ptr(&rtg_trace_flush_work));
 	this_cpu_dec(rtg_trace_batch.busy);
 	preempt_enable_notrace();
+}
+
+/* Add a record that is not a call's to this CPU's batch. */
+static void rtg_trace_record(const struct rtg_call_rec *r)
+{
+	struct rtg_trace_batch *b;
+
+	preempt_disable_notrace();
+	b = this_cpu_ptr(&rtg_trace_batch);
+	if (this_cpu_inc_return(rtg_trace_batch.busy) != 1) {
+		trace_rtg_call(r, 1, rtg_clock());
+	} else {
+		b->rec[b->n] = *r;
+		if (++b->n == RTG_TRACE_BATCH)
+			rtg_trace_write(b);
+		else if (b->n == 1)
+			irq_work_queue(this_cpu_ptr(&rtg_trace_flush_work));
+	}
+	this_cpu_dec(rtg_trace_batch.busy);
+	preempt_enable_notrace();
+}
+
+/**
+ * rtg_trace_run() - record a run of a traced program as it returns
+ * @run: the run, no longer the task's current one
+ * @ret: what it returns
+ *
+ * For readers that show runs with their calls (rtg-strace -g): the
+ * run's number, its duration, result, and whether and how it was
+ * stopped.
+ */
+void rtg_trace_run(const struct rtg_run *run, u64 ret)
+{
+	u64 end = rtg_clock(), ns = rtg_run_age_ns(run, local_clock());
+	struct rtg_call_rec r = {
+		.args = { run->stop, run->stop ? run->fast_releases : 0, ns },
+		.ret = ret,
+		.end = end,
+		.cycles = min_t(u64, ns * READ_ONCE(tsc_khz) / USEC_PER_SEC, U32_MAX),
+		.site = run->image->run_id,
+		.pid = current->pid,
+		.kind = RTG_REC_RUN,
+	};
+
+	if (trace_rtg_call_enabled() && r.site)
+		rtg_trace_record(&r);
+}
+
+/**
+ * rtg_trace_stop_release() - record what a stop gave back
+ * @acq: the call site that acquired it
+ * @obj: what was given back
+ */
+void rtg_trace_stop_release(const struct rtg_site *acq, u64 obj)
+{
+	struct rtg_call_rec r = {
+		.args = { obj },
+		.end = rtg_clock(),
+		.site = acq->trace_id,
+		.pid = current->pid,
+		.kind = RTG_REC_RELEASE,
+	};
+
+	if (trace_rtg_call_enabled() && r.site)
+		rtg_trace_record(&r);
 }
 
 /**

@@ -44,8 +44,13 @@ static const char * const rtg_map_types[] = {
 #undef BPF_MAP_TYPE
 };
 
-/* traced sites by number (&rtg_site.trace_id), for rtg_trace_print() */
+/*
+ * traced sites by number (&rtg_site.trace_id), and the main images of
+ * programs whose runs are recorded (&rtg_image.run_id, tagged), for
+ * rtg_trace_print()
+ */
 static DEFINE_XARRAY(rtg_trace_sites);
+#define RTG_TRACE_RUN_TAG	1
 
 /**
  * rtg_helper_proto_of() - a helper's documented prototype
@@ -139,6 +144,25 @@ void rtg_trace_name_site(struct rtg_site *site, const struct bpf_call_info *info
 }
 
 /**
+ * rtg_trace_name_run() - give a program's runs a number and a name
+ * @image: the main image of a program whose runs are recorded
+ *
+ * The number is found like a site's; the entry is the image, tagged.
+ */
+void rtg_trace_name_run(struct rtg_image *image)
+{
+	const struct bpf_prog_aux *main = rtg_main_aux(image);
+
+	strscpy(image->prog_name, main->name[0] ? main->name : "-");
+	image->run_id = rtg_trace_new_id();
+	if (xa_err(xa_store(&rtg_trace_sites, image->run_id,
+			    xa_tag_pointer(image, RTG_TRACE_RUN_TAG),
+			    GFP_KERNEL_ACCOUNT)))
+		pr_warn_once("runs of program %s print without names: no memory\n",
+			     image->prog_name);
+}
+
+/**
  * rtg_trace_forget() - take an image's traced sites out of reach
  * @image: an image being freed
  *
@@ -147,9 +171,11 @@ void rtg_trace_name_site(struct rtg_site *site, const struct bpf_call_info *info
  */
 bool rtg_trace_forget(struct rtg_image *image)
 {
-	bool traced = false;
+	bool traced = image->run_id;
 	u32 i;
 
+	if (image->run_id)
+		xa_erase(&rtg_trace_sites, image->run_id);
 	for (i = 0; i < image->nr_sites; i++) {
 		if (!image->sites[i].trace_id)
 			continue;
@@ -199,13 +225,40 @@ static void rtg_print_value(struct trace_seq *p, u64 v, bool ptr, bool sign,
 		trace_seq_printf(p, "%lld", (s64)v);
 }
 
+/* The end of a run: its result, whether it was stopped and what it gave back. */
+static void rtg_print_run(struct trace_seq *p, const struct rtg_call_rec *r,
+			  const struct rtg_image *image)
+{
+	u64 ns = r->args[2];
+
+	/* most programs return an int */
+	trace_seq_printf(p, "%s run = %lld", image ? image->prog_name : "(unloaded)",
+			 r->ret >> 32 ? (s64)r->ret : (s64)(s32)r->ret);
+	if (r->args[0])
+		trace_seq_printf(p, ", stopped (%s): gave back %llu",
+				 rtg_stop_reason_name(r->args[0]), r->args[1]);
+	trace_seq_printf(p, " <%llu.%03lluus> pid=%u", ns / NSEC_PER_USEC,
+			 ns % NSEC_PER_USEC, r->pid);
+}
+
 static void rtg_print_call(struct trace_seq *p, const struct rtg_call_rec *r)
 {
-	const struct rtg_site *site = xa_load(&rtg_trace_sites, r->site);
+	void *entry = xa_load(&rtg_trace_sites, r->site);
+	const struct rtg_site *site = xa_pointer_tag(entry) ? NULL : entry;
 	const struct rtg_call_names *n = site ? site->names : NULL;
 	u64 ns = rtg_clock_ns(r->cycles);
 	int i;
 
+	if (r->kind == RTG_REC_RUN) {
+		rtg_print_run(p, r, xa_pointer_tag(entry) ? xa_untag_pointer(entry) : NULL);
+		return;
+	}
+	if (r->kind == RTG_REC_RELEASE) {
+		trace_seq_printf(p, "stop gave back %#llx (acquired by %s+%u %s) pid=%u",
+				 r->args[0], n ? n->prog : "-",
+				 site ? site->insn_idx : 0, n ? n->func : "-", r->pid);
+		return;
+	}
 	if (!r->site) {
 		trace_seq_puts(p, "(a call whose arguments later calls overwrote)");
 		goto tail;

@@ -457,15 +457,24 @@ static u32 rtg_prog_calls(const struct bpf_prog *prog, u32 *clones)
  * bpf_kptr_xchg() calls stay calls; how a stop ends its runs is decided
  * now too (rtg_stop_policy_verified()). Every image of it follows this.
  *
+ * The runs of a program in debug mode are recorded as they return: a
+ * tracked one's, and, bracketed for that alone (RTG_TRACE_ONLY), an
+ * untracked one's.
+ *
  * Return: BPF_CALL_HOOK_* flags.
  */
 u32 rtg_track_prog_verified(struct bpf_prog *prog, bool capable,
 			    const struct bpf_retval_range *retval)
 {
+	u32 runs = rtg_debug_traced(prog->aux) ? BPF_CALL_HOOK_EXIT_ALWAYS : 0;
 	u32 clones;
 
-	if (!READ_ONCE(rtg_track) || !capable || !rtg_prog_calls(prog, &clones))
-		return 0;
+	if (!READ_ONCE(rtg_track) || !capable || !rtg_prog_calls(prog, &clones)) {
+		if (!runs)
+			return 0;
+		prog->aux->call_hook_run_size = rtg_run_size(0);
+		return BPF_CALL_HOOK_RUNS | runs | RTG_TRACE_ONLY;
+	}
 	/*
 	 * A dynptr clone shares the reference of the dynptr it clones, which
 	 * the verifier counts once, but has an entry of its own: one for
@@ -475,7 +484,7 @@ u32 rtg_track_prog_verified(struct bpf_prog *prog, bool capable,
 	 */
 	prog->aux->call_hook_run_size = rtg_run_size(prog->aux->max_acquired_refs + clones);
 	return BPF_CALL_HOOK_RUNS | BPF_CALL_HOOK_UNWIND | BPF_CALL_HOOK_KEEP_XCHG |
-	       rtg_stop_policy_verified(prog, retval);
+	       runs | rtg_stop_policy_verified(prog, retval);
 }
 
 /**

@@ -67,12 +67,6 @@ static DEFINE_PER_CPU(u64, rtg_stops_from_table);
 
 typedef u64 (*rtg_release_fn_t)(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
 
-static const char *const rtg_reasons[] = {
-	[RTG_STOP_NONE] = "none",
-	[RTG_STOP_RUNTIME] = "watchdog_ms",
-	[RTG_STOP_HOLD] = "hold_limit_us",
-};
-
 static const char *const rtg_hows[] = {
 	[RTG_HOW_NONE] = "returned before a hooked call",
 	[RTG_HOW_UNWOUND] = "released and unwound",
@@ -153,6 +147,7 @@ static void rtg_release_all(void *arg)
 		/* the object, and flags 0 for a ring buffer record */
 		fn(h->obj, 0, 0, 0, 0);
 		trace_rtg_release(h->site, h->obj, h->site);
+		rtg_trace_stop_release(h->site, h->obj);
 		released++;
 	}
 	WRITE_ONCE(run->count, 0);
@@ -197,6 +192,7 @@ static void rtg_release_described(void *arg)
 
 		fn(r->obj, 0, 0, 0, 0);
 		trace_rtg_release(r->acq, r->obj, r->acq);
+		rtg_trace_stop_release(r->acq, r->obj);
 		released++;
 	}
 	released += rtg_end_sections(tp, d->sections);
@@ -285,14 +281,14 @@ u64 rtg_watchdog_run_exit(struct rtg_run *run, u64 ret)
 		trace_rtg_stop(tp->main, run->stop, us, 0, run->how);
 		pr_warn_ratelimited("would stop prog %u %s after %llu us (%s): %s\n",
 				    tp->main->id, tp->main->name, us,
-				    rtg_reasons[run->stop], rtg_hows[run->how]);
+				    rtg_stop_reason_name(run->stop), rtg_hows[run->how]);
 		return ret;
 	}
 	atomic_long_inc(&tp->stops);
 	atomic_long_add(released, &tp->stop_released);
 	trace_rtg_stop(tp->main, run->stop, us, released, run->how);
 	pr_warn_ratelimited("stopped prog %u %s after %llu us (%s): %s, %u released\n",
-			    tp->main->id, tp->main->name, us, rtg_reasons[run->stop],
+			    tp->main->id, tp->main->name, us, rtg_stop_reason_name(run->stop),
 			    rtg_hows[run->how], released);
 	return tp->stop_ret;
 }
@@ -337,6 +333,9 @@ static void rtg_watchdog_check(u64 runtime, u64 hold)
 	for (run = READ_ONCE(current->bpf_hook_run); run; run = run->prev) {
 		u8 reason = RTG_STOP_NONE;
 
+		/* bracketed only to be recorded: never stopped */
+		if (rtg_run_prog(run)->trace_only)
+			continue;
 		if (run->stop) {
 			rtg_watchdog_end_loops(run);
 			continue;

@@ -9,7 +9,7 @@
  *        rtg-strace [OPTIONS] -- CMD [ARGS...]
  *        rtg-strace [OPTIONS] -P PID
  *        rtg-strace --enable | --disable | --clear | --help
- * OPTIONS: [-p PROG_ID] [-n PROG_NAME] [-e FUNC[,FUNC...]] [-c] [-j] [-o FILE]
+ * OPTIONS: [-p PROG_ID] [-n PROG_NAME] [-e FUNC[,FUNC...]] [-c | -j | -g] [-o FILE]
  *
  * With a command, rtg-strace traces the programs that command and its
  * children load from now on (debugfs bpf_rtguard/trace_tasks: the
@@ -331,8 +331,9 @@ static void btf_value_type(struct btf *btf, int id, struct value_type *t)
 
 struct prog_lines {
 	unsigned int id;
-	int n;
+	int n, nfi;
 	struct bpf_line_info *li;
+	struct bpf_func_info *fi;
 	struct btf *btf;
 };
 
@@ -365,21 +366,44 @@ static struct prog_lines *prog_lines(unsigned int id)
 		goto out;
 	pl->n = info.nr_line_info;
 	pl->li = xcalloc(pl->n, sizeof(*pl->li));
+	/* the BPF functions, for the frames of -g */
+	if (info.func_info_rec_size == sizeof(struct bpf_func_info))
+		pl->nfi = info.nr_func_info;
+	pl->fi = pl->nfi ? xcalloc(pl->nfi, sizeof(*pl->fi)) : NULL;
 	memset(&info, 0, sizeof(info));
 	info.nr_line_info = pl->n;
 	info.line_info_rec_size = sizeof(struct bpf_line_info);
 	info.line_info = (unsigned long)pl->li;
+	info.nr_func_info = pl->nfi;
+	info.func_info_rec_size = sizeof(struct bpf_func_info);
+	info.func_info = (unsigned long)pl->fi;
 	len = sizeof(info);
 	if (bpf_prog_get_info_by_fd(fd, &info, &len) || !info.btf_id) {
-		pl->n = 0;
+		pl->n = pl->nfi = 0;
 		goto out;
 	}
 	pl->btf = btf__load_from_kernel_by_id(info.btf_id);
 	if (!pl->btf)
-		pl->n = 0;
+		pl->n = pl->nfi = 0;
 out:
 	close(fd);
 	return pl;
+}
+
+/* The BPF function of program id that instruction insn is in, or NULL. */
+static const char *frame_name(unsigned int id, unsigned int insn)
+{
+	struct prog_lines *pl = prog_lines(id);
+	const struct btf_type *t;
+	int i, best = -1;
+
+	for (i = 0; i < pl->nfi; i++)
+		if (pl->fi[i].insn_off <= insn)
+			best = i;
+	if (best < 0)
+		return NULL;
+	t = btf__type_by_id(pl->btf, pl->fi[best].type_id);
+	return t ? btf__name_by_offset(pl->btf, t->name_off) : NULL;
 }
 
 /* "file.bpf.c:31" of instruction insn of program id; 0 or -1 */
@@ -416,6 +440,7 @@ struct site {
 	/* resolved */
 	bool resolved, helper;
 	char *name;			/* what the program calls */
+	const char *frame;		/* the BPF function the call is in */
 	char *arg_names[MAX_ARGS];
 	struct value_type arg_types[MAX_ARGS], ret_type;
 	char file[64];
@@ -484,6 +509,7 @@ static void resolve_site(struct site *s)
 	s->nargs = s->nargs > MAX_ARGS ? MAX_ARGS : s->nargs;
 	if (source_line(s->prog, s->insn, s->file, sizeof(s->file), &s->line))
 		s->line = 0;
+	s->frame = frame_name(s->prog, s->insn);
 	/* what the program called, as bpf_rtguard names it */
 	s->name = xstrdup(strcmp(s->call, "-") ? s->call : s->func);
 	paren = s->proto[0] ? strchr(s->proto, '(') : NULL;
@@ -557,7 +583,7 @@ struct record {
 	unsigned long long ts;	/* trace clock, ns, when the call had ended */
 	unsigned long long end;	/* the CPU's TSC, when the call had ended */
 	unsigned long long args[MAX_ARGS], ret, cycles;
-	unsigned int site, cpu;
+	unsigned int site, cpu, kind;	/* kind: enum rtg_rec_kind */
 	int pid;
 };
 
@@ -575,6 +601,7 @@ static unsigned long long get_uint(const unsigned char *data, struct field f)
 }
 
 static unsigned long long cycles_ns(unsigned long long cycles);
+static unsigned int tsc_khz;
 
 /*
  * One rtg_call record: the calls it carries, each timed back from the
@@ -617,6 +644,10 @@ static void add_record(const unsigned char *data, unsigned int len,
 		r->ret = c.ret;
 		r->cycles = c.cycles;
 		r->site = c.site;
+		r->kind = c.kind;
+		/* a run's duration is in ns, in full */
+		if (c.kind == RTG_REC_RUN && tsc_khz)
+			r->cycles = c.args[2] * tsc_khz / 1000000;
 	}
 }
 
@@ -750,7 +781,6 @@ static long want_prog = -1;
 static const char *want_name;
 static char **want_funcs;
 static int nr_want_funcs;
-static unsigned int tsc_khz;
 static unsigned long long shown;
 
 struct func_stats {
@@ -889,6 +919,65 @@ static void count_call(const struct site *s, const struct record *r)
 	fs->ns += cycles_ns(r->cycles);
 }
 
+/* A duration: "<12ns>", "<3.4us>" */
+static size_t dur_text(char *buf, size_t len, unsigned long long dur)
+{
+	if (dur < 1000)
+		return snprintf(buf, len, " <%lluns>", dur);
+	return snprintf(buf, len, " <%llu.%lluus>", dur / 1000, dur % 1000 / 100);
+}
+
+/* " = value ERRNO <duration>" of a call */
+static size_t result_text(char *line, size_t len, const struct site *s,
+			  const struct record *r)
+{
+	char val[256];
+	size_t n = 0;
+	int e;
+
+#define ADD(...) (n += snprintf(line + n, n < len ? len - n : 0, __VA_ARGS__))
+	if (s->ret_size) {
+		format_value(val, sizeof(val), r->ret, &s->ret_type, s->ret_ptr,
+			     s->ret_signed, s->ret_size, false);
+		ADD(" = %s", val);
+		e = helper_errno(s, r->ret);
+		if (e)
+			ADD(" %s", errno_name(e));
+	}
+#undef ADD
+	n += dur_text(line + n, n < len ? len - n : 0, cycles_ns(r->cycles));
+	return n;
+}
+
+/* "func(arg=value, ...)", and with @result " = value ERRNO <duration>" */
+static size_t call_text(char *line, size_t len, const struct site *s,
+			const struct record *r, bool result)
+{
+	char val[256];
+	unsigned int i;
+	size_t n = 0;
+
+#define ADD(...) (n += snprintf(line + n, n < len ? len - n : 0, __VA_ARGS__))
+	ADD("%s(", s->name);
+	for (i = 0; i < s->nargs; i++) {
+		if (!i && s->map[0])
+			snprintf(val, sizeof(val), "%s <%s>", s->map, s->map_type);
+		else
+			format_value(val, sizeof(val), r->args[i], &s->arg_types[i],
+				     s->ptr & 1 << i, s->sign & 1 << i,
+				     s->int32 & 1 << i ? 4 : 8, false);
+		if (s->arg_names[i] && s->arg_names[i][0])
+			ADD("%s%s=%s", i ? ", " : "", s->arg_names[i], val);
+		else
+			ADD("%s%s", i ? ", " : "", val);
+	}
+	ADD(")");
+	if (result)
+		n += result_text(line + n, n < len ? len - n : 0, s, r);
+#undef ADD
+	return n;
+}
+
 static void print_call(const struct site *s, const struct record *r)
 {
 	unsigned long long dur = cycles_ns(r->cycles);
@@ -943,34 +1032,190 @@ static void print_call(const struct site *s, const struct record *r)
 	    s->prog_name, s->insn);
 	if (s->line)
 		ADD("%s:%d ", s->file, s->line);
-	ADD("%s(", s->name);
-	for (i = 0; i < nargs; i++) {
-		if (!i && s->map[0])
-			snprintf(val, sizeof(val), "%s <%s>", s->map, s->map_type);
-		else
-			format_value(val, sizeof(val), r->args[i], &s->arg_types[i],
-				     s->ptr & 1 << i, s->sign & 1 << i,
-				     s->int32 & 1 << i ? 4 : 8, false);
-		if (s->arg_names[i] && s->arg_names[i][0])
-			ADD("%s%s=%s", i ? ", " : "", s->arg_names[i], val);
-		else
-			ADD("%s%s", i ? ", " : "", val);
-	}
-	ADD(")");
-	if (s->ret_size) {
-		format_value(val, sizeof(val), r->ret, &s->ret_type, s->ret_ptr,
-			     s->ret_signed, s->ret_size, false);
-		ADD(" = %s", val);
-		e = helper_errno(s, r->ret);
-		if (e)
-			ADD(" %s", errno_name(e));
-	}
-	if (dur < 1000)
-		ADD(" <%lluns>", dur);
-	else
-		ADD(" <%llu.%lluus>", dur / 1000, dur % 1000 / 100);
+	n += call_text(line + n, n < sizeof(line) ? sizeof(line) - n : 0, s, r, true);
 #undef ADD
 	fprintf(out, "%s\n", line);
+}
+
+/* ---- -g: runs, with their calls nested ---- */
+
+static bool graph;
+static struct record *pend;	/* calls waiting for the record of their run */
+static size_t nr_pend, max_pend;
+
+struct gnode {
+	const struct record *r;
+	struct site *s;
+	unsigned long long start, end;	/* TSC */
+};
+
+static int cmp_gnode(const void *a, const void *b)
+{
+	const struct gnode *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* the enclosing one first */
+	return x->end > y->end ? -1 : x->end < y->end;
+}
+
+static void gline(unsigned long long ts, int depth, const char *text)
+{
+	if (ts)
+		fprintf(out, "[%5llu.%06llu] ", ts / 1000000000, ts % 1000000000 / 1000);
+	else
+		fprintf(out, "%15s", "");	/* "[%5llu.%06llu] " */
+	fprintf(out, "%*s%s\n", 2 * depth, "", text);
+}
+
+/* The trace clock time at which node g started. */
+static unsigned long long gstart_ts(const struct gnode *g)
+{
+	unsigned long long dur = cycles_ns(g->end - g->start);
+
+	return g->r->ts > dur ? g->r->ts - dur : 1;
+}
+
+static size_t print_gnode(struct gnode *g, size_t i, size_t n, int depth);
+
+/*
+ * The nodes inside node i, at depth; those made in a BPF function other
+ * than ctx (a callback, a global function) grouped under its name.
+ */
+static size_t print_inside(struct gnode *g, size_t i, size_t n, int depth,
+			   const char *ctx)
+{
+	const char *open = NULL, *f;
+	char text[256];
+	size_t k = i + 1;
+
+	while (k < n && g[k].end <= g[i].end) {
+		f = g[k].r->kind == RTG_REC_RELEASE ? ctx : g[k].s->frame;
+		if (open && (!f || strcmp(f, open))) {
+			gline(0, depth, "}");
+			open = NULL;
+		}
+		if (!open && f && ctx && strcmp(f, ctx)) {
+			snprintf(text, sizeof(text), "%s() {", f);
+			gline(gstart_ts(&g[k]), depth, text);
+			open = f;
+		}
+		k = print_gnode(g, k, n, depth + !!open);
+	}
+	if (open)
+		gline(0, depth, "}");
+	return k;
+}
+
+static size_t print_gnode(struct gnode *g, size_t i, size_t n, int depth)
+{
+	const struct record *r = g[i].r;
+	struct site *s = g[i].s;
+	char text[2048];
+	size_t k, m;
+
+	if (r->kind == RTG_REC_RELEASE) {
+		snprintf(text, sizeof(text), "stop gave back 0x%llx (acquired by %s, %s+%u)",
+			 r->args[0], s->name, s->prog_name, s->insn);
+		gline(r->ts, depth, text);
+		return i + 1;
+	}
+	if (r->kind == RTG_REC_RUN) {
+		const char *main = frame_name(s->prog, 0);
+
+		snprintf(text, sizeof(text), "%s() {  /* prog %u, cpu %u, pid %d */",
+			 main ?: s->prog_name, s->prog, r->cpu, r->pid);
+		gline(gstart_ts(&g[i]), depth, text);
+		k = print_inside(g, i, n, depth + 1, main);
+		/* most programs return an int */
+		m = snprintf(text, sizeof(text), "} = %lld", r->ret >> 32 ? (long long)r->ret :
+			     (long long)(int)r->ret);
+		m += dur_text(text + m, sizeof(text) - m, r->args[2]);
+		if (r->args[0])
+			snprintf(text + m, sizeof(text) - m,
+				 " stopped by the watchdog (%s), %llu given back",
+				 r->args[0] == 1 ? "watchdog_ms" : "hold_limit_us",
+				 r->args[1]);
+		gline(0, depth, text);
+		return k;
+	}
+	if (i + 1 < n && g[i + 1].end <= g[i].end) {
+		m = call_text(text, sizeof(text), s, r, false);
+		snprintf(text + m, sizeof(text) - m, " {");
+		gline(gstart_ts(&g[i]), depth, text);
+		k = print_inside(g, i, n, depth + 1, s->frame);
+		text[0] = '}';
+		result_text(text + 1, sizeof(text) - 1, s, r);
+		gline(0, depth, text);
+		return k;
+	}
+	call_text(text, sizeof(text), s, r, true);
+	gline(gstart_ts(&g[i]), depth, text);
+	return i + 1;
+}
+
+/* Hold a call until its run's record comes. */
+static void pend_add(const struct record *r)
+{
+	if (nr_pend == max_pend) {
+		max_pend = max_pend ? 2 * max_pend : 1024;
+		pend = realloc(pend, max_pend * sizeof(*pend));
+		if (!pend) {
+			perror("rtg-strace");
+			exit(1);
+		}
+	}
+	pend[nr_pend++] = *r;
+}
+
+/* A run returned: print it with the calls it made, which it takes. */
+static void print_run(const struct record *run, struct site *rs)
+{
+	struct gnode *g = xcalloc(nr_pend + 1, sizeof(*g));
+	unsigned long long start = run->end - run->cycles;
+	size_t i, n = 1, kept = 0;
+
+	g[0] = (struct gnode){ run, rs, start, run->end };
+	for (i = 0; i < nr_pend; i++) {
+		const struct record *r = &pend[i];
+
+		if (r->cpu == run->cpu && r->pid == run->pid &&
+		    r->end >= start && r->end <= run->end) {
+			g[n].r = r;
+			g[n].s = find_site(r->site, false);
+			g[n].end = r->end;
+			g[n].start = r->kind == RTG_REC_RELEASE ? r->end : r->end - r->cycles;
+			if (g[n].start < start)
+				g[n].start = start;
+			n++;
+		}
+	}
+	qsort(g + 1, n - 1, sizeof(*g), cmp_gnode);
+	print_gnode(g, 0, n, 0);
+	/* what the run took */
+	for (i = 0; i < nr_pend; i++) {
+		const struct record *r = &pend[i];
+
+		if (!(r->cpu == run->cpu && r->pid == run->pid &&
+		      r->end >= start && r->end <= run->end))
+			pend[kept++] = *r;
+	}
+	nr_pend = kept;
+	free(g);
+}
+
+/* At the end: calls no run record came for (a run not bracketed). */
+static void print_pending(void)
+{
+	size_t i;
+
+	for (i = 0; i < nr_pend; i++) {
+		struct site *s = find_site(pend[i].site, false);
+
+		if (s && pend[i].kind == RTG_REC_CALL)
+			print_call(s, &pend[i]);
+	}
+	nr_pend = 0;
 }
 
 static int cmp_record(const void *a, const void *b)
@@ -1067,13 +1312,26 @@ static void flush_records(void)
 		s = find_site(r->site, reread);
 		if (!s) {
 			reread = false;	/* once per batch */
-			if (want_prog < 0 && !want_name && !nr_want_funcs && !summary)
+			if (want_prog < 0 && !want_name && !nr_want_funcs && !summary &&
+			    r->kind == RTG_REC_CALL)
 				fprintf(out, "site#%u(0x%llx, 0x%llx, 0x%llx, 0x%llx, 0x%llx) = 0x%llx (site of a freed program)\n",
 					r->site, r->args[0], r->args[1], r->args[2],
 					r->args[3], r->args[4], r->ret);
 			continue;
 		}
-		if (!selected(s))
+		if (graph) {
+			if (r->kind == RTG_REC_RUN) {
+				if ((want_prog < 0 || s->prog == want_prog) &&
+				    (!want_name || !strcmp(s->prog_name, want_name)))
+					print_run(r, s);
+			} else if (r->kind == RTG_REC_RELEASE || selected(s)) {
+				shown += r->kind == RTG_REC_CALL;
+				pend_add(r);
+			}
+			continue;
+		}
+		/* runs and what stops gave back: -g only */
+		if (r->kind != RTG_REC_CALL || !selected(s))
 			continue;
 		shown++;
 		if (summary)
@@ -1160,6 +1418,10 @@ static void usage(FILE *f)
 	      "    -n NAME  only programs named NAME\n"
 	      "    -e FUNC[,FUNC...]  only calls of these helpers, kfuncs or functions\n"
 	      "    -c       a summary per function instead of the calls\n"
+	      "    -g       each run of a program, its calls nested inside (calls of\n"
+	      "             callbacks under the call that made them, calls of other\n"
+	      "             BPF functions under the function's name), its result and\n"
+	      "             duration, and what a watchdog stop gave back\n"
 	      "    -j       one JSON object per call\n"
 	      "    -o FILE  write to FILE\n"
 	      "    --enable, --disable  turn the bpf_rtguard:rtg_call event on (8 MiB per\n"
@@ -1419,7 +1681,7 @@ int main(int argc, char **argv)
 	char *p, *save = NULL;
 
 	/* "+": options end at the command */
-	while ((c = getopt_long(argc, argv, "+ft:p:n:e:co:jlP:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+ft:p:n:e:co:jlP:hg", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			follow = true;
@@ -1461,6 +1723,9 @@ int main(int argc, char **argv)
 		case 'c':
 			summary = true;
 			break;
+		case 'g':
+			graph = true;
+			break;
 		case 'o':
 			outfile = optarg;
 			break;
@@ -1492,9 +1757,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if ((json && summary) || (traced && optind < argc)) {
-		fprintf(stderr, "rtg-strace: %s\n", json && summary ?
-			"-j and -c do not go together" : "-P and a command do not go together");
+	if (json + summary + graph > 1 || (traced && optind < argc)) {
+		fprintf(stderr, "rtg-strace: %s\n", traced && optind < argc ?
+			"-P and a command do not go together" :
+			"-j, -c and -g do not go together");
 		return 2;
 	}
 	if (check_setup())
@@ -1562,6 +1828,8 @@ int main(int argc, char **argv)
 		write_file(EVENT_DIR "/enable", "0");
 	if (summary)
 		print_summary();
+	if (graph)
+		print_pending();
 	fflush(out);
 	lost_module = stat_value("trace_lost");
 	lost = lost_rb + torn + lost_module;

@@ -249,7 +249,7 @@ void test_debug_bad_input(void)
 	expect_refused("-e bpf_map_lookup_elem -c", 0, "rtg-strace: ");
 	expect_refused("-P 999999", 1, "rtg-strace: -P 999999: no such process");
 	expect_refused("-t x", 2, "rtg-strace: -t x: not a number of seconds");
-	expect_refused("-j -c", 2, "rtg-strace: -j and -c do not go together");
+	expect_refused("-j -c", 2, "rtg-strace: -j, -c and -g do not go together");
 	expect_refused("--help", 0, "");
 	ASSERT_HAS_STR(file_read("/tmp/strace.out"), "-- CMD", "--help names the command form");
 

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Runs as rtg-strace -g shows them: a run whose calls are made by the
+ * program, by a bpf_loop() callback and by a global function; and a run
+ * the watchdog stops while it holds an object.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "rtg_testmod.h"
+#include "rtg_bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+static int loop_cb(__u64 i, void *ctx)
+{
+	bpf_get_prandom_u32();
+	return 0;
+}
+
+__noinline int global_work(int x)
+{
+	return (bpf_get_prandom_u32() & x) + bpf_ktime_get_ns() * 0;
+}
+
+SEC("syscall")
+int debug_graph(void *ctx)
+{
+	bpf_ktime_get_ns();
+	bpf_loop(3, loop_cb, NULL, 0);
+	global_work(1);
+	return 7;
+}
+
+/* a second of sleeps while holding an object: a 100 ms watchdog stops it */
+SEC("syscall")
+int debug_stopped(void *ctx)
+{
+	struct rtg_test_obj *obj = rtg_test_obj_get(1);
+	int i;
+
+	if (!obj)
+		return 1;
+	bpf_for(i, 0, 1000)
+		rtg_test_sleep(1000);
+	rtg_test_obj_put(obj);
+	return 0;
+}

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rtg-strace -g on debuggraph.bpf.c: each run of a traced program with
+ * its calls nested inside, calls of a bpf_loop() callback under the
+ * bpf_loop() call and the callback's name, calls of a global function
+ * under its name, durations that add up; and a run the watchdog stops,
+ * with what the stop gave back.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "rtgtest.h"
+#include "debuggraph.skel.h"
+
+static struct debuggraph_bpf *load_graph(void)
+{
+	struct debuggraph_bpf *skel = debuggraph_bpf__open();
+
+	if (!ASSERT_OK_PTR(skel, "open debuggraph"))
+		return NULL;
+	bpf_program__set_flags(skel->progs.debug_graph,
+			       bpf_program__flags(skel->progs.debug_graph) |
+			       BPF_F_DEBUG_MODE);
+	bpf_program__set_flags(skel->progs.debug_stopped,
+			       bpf_program__flags(skel->progs.debug_stopped) |
+			       BPF_F_DEBUG_MODE);
+	if (ASSERT_OK(debuggraph_bpf__load(skel), "load debuggraph"))
+		return skel;
+	debuggraph_bpf__destroy(skel);
+	return NULL;
+}
+
+/* "[    1.234567] " or 15 spaces, then two spaces a level */
+#define PREFIX 15
+
+static int depth_of(const char *l)
+{
+	int n = 0;
+
+	if (strlen(l) < PREFIX)
+		return -1;
+	while (l[PREFIX + n] == ' ')
+		n++;
+	return n / 2;
+}
+
+static const char *text_of(const char *l)
+{
+	return strlen(l) < PREFIX ? "" : l + PREFIX + 2 * depth_of(l);
+}
+
+/* The duration "<12ns>" or "<3.4us>" of a line, in ns; -1 if none. */
+static long long dur_of(const char *l)
+{
+	const char *p = strrchr(l, '<');
+	unsigned long long a, b;
+
+	if (!p)
+		return -1;
+	if (sscanf(p, "<%lluns>", &a) == 1 && strstr(p, "ns>"))
+		return a;
+	if (sscanf(p, "<%llu.%lluus>", &a, &b) == 2)
+		return a * 1000 + b * 100;
+	return -1;
+}
+
+/* The first line from i on at depth d starting with want, or -1. */
+static int find_line(char **lines, int n, int i, int d, const char *want)
+{
+	for (; i < n; i++)
+		if (depth_of(lines[i]) == d && !strncmp(text_of(lines[i]), want, strlen(want)))
+			return i;
+	return -1;
+}
+
+WITH_MODULE(test_debug_graph, "debug=flag");
+void test_debug_graph(void)
+{
+	struct debuggraph_bpf *skel = load_graph();
+	int n, i, run, loop, cb, glob, end, calls = 0;
+	long long sum = 0, d;
+	char args[64], **lines;
+
+	if (!skel)
+		return;
+	if (!ASSERT_OK(strace_start(), "enable the trace event"))
+		goto out;
+	ASSERT_EQ(run_prog(skel->progs.debug_graph), 7, "run debug_graph");
+	snprintf(args, sizeof(args), "-g -p %u", prog_id_of(skel->progs.debug_graph));
+	n = strace_run(args, &lines, NULL);
+	for (i = 0; i < n; i++)
+		printf("  %s\n", lines[i]);
+
+	run = find_line(lines, n, 0, 0, "debug_graph() {");
+	if (!ASSERT_GE(run, 0, "the run opens at depth 0"))
+		goto out;
+	end = find_line(lines, n, run + 1, 0, "} = 7 <");
+	ASSERT_GT(end, run, "the run closes with its result and duration");
+	ASSERT_GE(find_line(lines, n, run + 1, 1, "bpf_ktime_get_ns() = "), 0,
+		  "the program's own call, inside the run");
+	loop = find_line(lines, n, run + 1, 1, "bpf_loop(nr_loops=3, ");
+	if (!ASSERT_GT(loop, run, "bpf_loop, inside the run"))
+		goto out;
+	ASSERT_HAS_STR(lines[loop], ") {", "bpf_loop opens: its callback made calls");
+	cb = find_line(lines, n, loop + 1, 2, "loop_cb() {");
+	ASSERT_EQ(cb, loop + 1, "the callback's name under bpf_loop");
+	for (i = cb + 1; i < n && depth_of(lines[i]) == 3; i++) {
+		ASSERT_PREFIX(text_of(lines[i]), "bpf_get_prandom_u32() = ",
+			      "a call of the callback, under it");
+		d = dur_of(lines[i]);
+		sum += d > 0 ? d : 0;
+		calls++;
+	}
+	ASSERT_EQ(calls, 3, "calls of the callback");
+	i = find_line(lines, n, cb + 1, 1, "} = 3 <");
+	ASSERT_GT(i, cb, "bpf_loop closes with its result");
+	if (i > 0)
+		ASSERT_GE(dur_of(lines[i]), sum, "bpf_loop lasted at least its callback's calls");
+	glob = find_line(lines, n, run + 1, 1, "global_work() {");
+	ASSERT_GT(glob, loop, "the global function, after bpf_loop");
+	if (glob > 0) {
+		ASSERT_PREFIX(text_of(lines[glob + 1]), "bpf_get_prandom_u32() = ",
+			      "its first call, under its name");
+		ASSERT_EQ(depth_of(lines[glob + 1]), 2, "one level deeper");
+		ASSERT_PREFIX(text_of(lines[glob + 2]), "bpf_ktime_get_ns() = ",
+			      "its second call");
+	}
+	/* the run's top-level calls fit in it */
+	for (i = run + 1, sum = 0; end > 0 && i < end; i++) {
+		if (depth_of(lines[i]) != 1)
+			continue;
+		d = dur_of(lines[i]);
+		sum += d > 0 ? d : 0;
+	}
+	if (end > 0)
+		ASSERT_GE(dur_of(lines[end]), sum, "the run lasted at least its calls");
+out:
+	strace_stop();
+	debuggraph_bpf__destroy(skel);
+}
+
+WITH_MODULE(test_debug_graph_stop, "track=1 debug=flag watchdog_ms=100");
+void test_debug_graph_stop(void)
+{
+	struct debuggraph_bpf *skel = load_graph();
+	char args[64], **lines;
+	int n, i, run, end;
+
+	if (!skel)
+		return;
+	if (!ASSERT_OK(strace_start(), "enable the trace event"))
+		goto out;
+	run_prog(skel->progs.debug_stopped);
+	snprintf(args, sizeof(args), "-g -p %u", prog_id_of(skel->progs.debug_stopped));
+	n = strace_run(args, &lines, NULL);
+	for (i = 0; i < n && i < 8; i++)
+		printf("  %s\n", lines[i]);
+	for (i = n > 8 ? n - 4 : 8; i < n; i++)
+		printf("  %s\n", lines[i]);
+	run = find_line(lines, n, 0, 0, "debug_stopped() {");
+	if (!ASSERT_GE(run, 0, "the run opens"))
+		goto out;
+	ASSERT_PREFIX(text_of(lines[run + 1]), "rtg_test_obj_get(id=1) = ",
+		      "it acquires first");
+	/* newest first: the iterator, then the object */
+	i = find_line(lines, n, run + 1, 1, "stop gave back 0x");
+	if (ASSERT_GT(i, run, "what the stop gave back, inside the run")) {
+		ASSERT_HAS_STR(lines[i], "(acquired by bpf_iter_num_new, debug_stopped+",
+			       "the iterator, and what had made it");
+		ASSERT_HAS_STR(lines[i + 1], "(acquired by rtg_test_obj_get, debug_stopped+",
+			       "the object, and what had acquired it");
+	}
+	end = find_line(lines, n, run + 1, 0, "} = ");
+	if (ASSERT_GT(end, run, "the run closes"))
+		ASSERT_HAS_STR(lines[end], " stopped by the watchdog (watchdog_ms), ",
+			       "stopped, and why");
+	ASSERT_LT(find_line(lines, n, 0, 1, "rtg_test_obj_put("), 0,
+		  "the program never gave it back itself");
+out:
+	strace_stop();
+	debuggraph_bpf__destroy(skel);
+}
