@@ -340,6 +340,8 @@ struct rtg_prog {
  * @node: entry in the list of hooked images
  * @rcu: frees an image with traced sites, which readers of the trace
  *	buffer may be printing
+ * @retired: when its program was freed (jiffies), for a retired image
+ *	(on rtg_retired instead of rtg_images: only its sites remain)
  * @tprog: the program's tracking state, NULL when not tracked
  * @aux: aux data of the image (a whole program, or one subprogram of it);
  *	it outlives the image and any clone the JIT made of it
@@ -347,7 +349,7 @@ struct rtg_prog {
  * @run_id: for the main image of a program whose runs are recorded, the
  *	number rtg_call records of its runs carry (rtg_trace_name_run()),
  *	else 0
- * @prog_name: with @run_id, the program's name, for readers of the trace
+ * @prog_name: the program's name, for readers of the trace
  * @nr_sites: number of entries used in @sites
  * @max_sites: number of entries allocated in @sites
  * @counts: per-CPU call counters, one per site, for pass-through images
@@ -356,6 +358,7 @@ struct rtg_prog {
 struct rtg_image {
 	struct list_head node;
 	struct rcu_head rcu;
+	unsigned long retired;
 	struct rtg_prog *tprog;
 	struct bpf_prog_aux *aux;
 	int mode;
@@ -551,8 +554,9 @@ void rtg_trace_tasks_init(struct dentry *dir);
 const struct rtg_helper_proto *rtg_helper_proto_of(u32 id);
 void rtg_trace_name_site(struct rtg_site *site, const struct bpf_call_info *info);
 void rtg_trace_name_run(struct rtg_image *image);
-bool rtg_trace_forget(struct rtg_image *image);
-void rtg_trace_free_names(struct rtg_image *image);
+extern struct list_head rtg_retired;
+bool rtg_trace_retire(struct rtg_image *image);
+void rtg_trace_names_exit(void);
 struct trace_seq;
 const char *rtg_trace_print(struct trace_seq *p, const void *recs, u32 nr);
 

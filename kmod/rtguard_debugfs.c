@@ -105,50 +105,58 @@ static void rtg_site_names_show(struct seq_file *m, const struct rtg_site *site)
  * turned into a map type's function, the helper), map the map a map
  * helper is called with, proto a helper's prototype as the kernel's UAPI
  * header documents it. A program whose runs are recorded has a line of
- * kind=run: the number its run records carry.
+ * kind=run: the number its run records carry. The sites of programs
+ * freed lately stay listed, with prog=0 (rtg_trace_retire()).
  */
-static int rtg_sites_show(struct seq_file *m, void *v)
+/* The traced sites of one image; @prog_id 0 once the program is gone. */
+static void rtg_image_sites_show(struct seq_file *m, const struct rtg_image *image,
+				 u32 prog_id)
 {
-	struct rtg_image *image;
 	char func[KSYM_SYMBOL_LEN];
 	u32 i;
 
-	seq_puts(m, "# site=N prog=ID name=NAME insn=N func=FUNCTION module=MODULE kind=helper|kfunc|unknown id=N nargs=N ptr=MASK signed=MASK int32=MASK ret_size=BYTES ret_ptr=0|1 ret_signed=0|1 may_be_null=0|1 call=NAME map=NAME|- map_type=TYPE|- proto=RESULT(PARAMETERS)|-\n");
-	mutex_lock(&rtg_images_lock);
-	list_for_each_entry(image, &rtg_images, node) {
-		struct bpf_prog_aux *main = rtg_main_aux(image);
+	/* the number the records of its runs carry */
+	if (image->run_id)
+		seq_printf(m, "site=%u prog=%u name=%s insn=0 func=- module=- kind=run id=0 nargs=0 ptr=0 signed=0 int32=0 ret_size=8 ret_ptr=0 ret_signed=1 may_be_null=0 call=- map=- map_type=- proto=-\n",
+			   image->run_id, prog_id, image->prog_name);
+	for (i = 0; i < image->nr_sites; i++) {
+		const struct rtg_site *site = &image->sites[i];
+		char *mod;
 
-		/* the number the records of its runs carry */
-		if (image->run_id)
-			seq_printf(m, "site=%u prog=%u name=%s insn=0 func=- module=- kind=run id=0 nargs=0 ptr=0 signed=0 int32=0 ret_size=8 ret_ptr=0 ret_signed=1 may_be_null=0 call=- map=- map_type=- proto=-\n",
-				   image->run_id, main->id, image->prog_name);
-		for (i = 0; i < image->nr_sites; i++) {
-			const struct rtg_site *site = &image->sites[i];
-			char *mod;
-
-			if (!(site->flags & RTG_SITE_TRACE))
-				continue;
-			snprintf(func, sizeof(func), "%ps", site->func);
-			mod = strstr(func, " [");
-			if (mod) {
-				*mod = 0;
-				mod += 2;
-				mod[strcspn(mod, "]")] = 0;
-			}
-			seq_printf(m, "site=%u prog=%u name=%s insn=%u func=%s module=%s kind=%s id=%u nargs=%u ptr=%#x signed=%#x int32=%#x ret_size=%u ret_ptr=%d ret_signed=%d may_be_null=%d",
-				   site->trace_id, main->id,
-				   main->name[0] ? main->name : "-",
-				   site->insn_idx, func, mod ?: "-",
-				   site->flags & RTG_SITE_KFUNC ? "kfunc" :
-				   site->func_id ? "helper" : "unknown",
-				   site->func_id, site->nr_args, site->arg_is_ptr,
-				   site->arg_is_signed, site->arg_is_32bit,
-				   site->ret_size, !!(site->flags & RTG_SITE_RET_PTR),
-				   !!(site->flags & RTG_SITE_RET_SIGNED),
-				   !!(site->flags & RTG_SITE_MAY_FAIL));
-			rtg_site_names_show(m, site);
+		if (!(site->flags & RTG_SITE_TRACE))
+			continue;
+		snprintf(func, sizeof(func), "%ps", site->func);
+		mod = strstr(func, " [");
+		if (mod) {
+			*mod = 0;
+			mod += 2;
+			mod[strcspn(mod, "]")] = 0;
 		}
+		seq_printf(m, "site=%u prog=%u name=%s insn=%u func=%s module=%s kind=%s id=%u nargs=%u ptr=%#x signed=%#x int32=%#x ret_size=%u ret_ptr=%d ret_signed=%d may_be_null=%d",
+			   site->trace_id, prog_id, image->prog_name,
+			   site->insn_idx, func, mod ?: "-",
+			   site->flags & RTG_SITE_KFUNC ? "kfunc" :
+			   site->func_id ? "helper" : "unknown",
+			   site->func_id, site->nr_args, site->arg_is_ptr,
+			   site->arg_is_signed, site->arg_is_32bit,
+			   site->ret_size, !!(site->flags & RTG_SITE_RET_PTR),
+			   !!(site->flags & RTG_SITE_RET_SIGNED),
+			   !!(site->flags & RTG_SITE_MAY_FAIL));
+		rtg_site_names_show(m, site);
 	}
+}
+
+static int rtg_sites_show(struct seq_file *m, void *v)
+{
+	struct rtg_image *image;
+
+	seq_puts(m, "# site=N prog=ID name=NAME insn=N func=FUNCTION module=MODULE kind=helper|kfunc|unknown|run id=N nargs=N ptr=MASK signed=MASK int32=MASK ret_size=BYTES ret_ptr=0|1 ret_signed=0|1 may_be_null=0|1 call=NAME map=NAME|- map_type=TYPE|- proto=RESULT(PARAMETERS)|-\n");
+	mutex_lock(&rtg_images_lock);
+	list_for_each_entry(image, &rtg_images, node)
+		rtg_image_sites_show(m, image, rtg_main_aux(image)->id);
+	/* programs freed lately, whose records readers may still hold */
+	list_for_each_entry(image, &rtg_retired, node)
+		rtg_image_sites_show(m, image, 0);
 	mutex_unlock(&rtg_images_lock);
 	return 0;
 }

@@ -23,22 +23,15 @@ static bool rtg_is_hookable_call(const struct bpf_insn *insn)
 	       insn->src_reg != BPF_PSEUDO_CALL && insn->imm;
 }
 
-static void rtg_image_free_rcu(struct rcu_head *rcu)
-{
-	struct rtg_image *image = container_of(rcu, struct rtg_image, rcu);
-
-	rtg_trace_free_names(image);
-	kvfree(image);
-}
-
 static void rtg_image_free(struct rtg_image *image)
 {
 	if (!IS_ERR_OR_NULL(image->tprog))
 		rtg_prog_put(image->tprog);
+	image->tprog = NULL;
 	free_percpu(image->counts);
-	if (rtg_trace_forget(image))
-		call_rcu(&image->rcu, rtg_image_free_rcu);
-	else
+	image->counts = NULL;
+	/* readers of the trace may still need its traced sites */
+	if (!rtg_trace_retire(image))
 		kvfree(image);
 }
 
@@ -88,6 +81,8 @@ static void *rtg_prog_init(struct bpf_prog *prog)
 	}
 	image->aux = prog->aux;
 	image->mode = mode;
+	strscpy(image->prog_name, bpf_call_hook_main_aux(prog)->name[0] ?
+		bpf_call_hook_main_aux(prog)->name : "-");
 	if (track) {
 		image->tprog = rtg_prog_get(bpf_call_hook_main_aux(prog));
 		if (IS_ERR(image->tprog)) {

@@ -217,6 +217,7 @@ static void __exit rtg_exit(void)
 	rtg_held_exit();
 	rtg_watchdog_exit();
 	rtg_trace_exit();
+	rtg_trace_names_exit();
 	rtg_pairing_exit();
 	rtg_debugfs_exit();
 }

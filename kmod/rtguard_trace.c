@@ -306,7 +306,7 @@ void rtg_trace_init(void)
 }
 
 /**
- * rtg_trace_exit() - wait for the flushes and frees still queued, at module exit
+ * rtg_trace_exit() - wait for the flushes still queued, at module exit
  */
 void rtg_trace_exit(void)
 {
@@ -314,8 +314,6 @@ void rtg_trace_exit(void)
 
 	for_each_possible_cpu(cpu)
 		irq_work_sync(per_cpu_ptr(&rtg_trace_flush_work, cpu));
-	/* images with traced sites still waiting to be freed */
-	rcu_barrier();
 }
 
 /**

@@ -12,7 +12,11 @@
  *
  * A record may be read long after its program is gone: sites are found
  * by number under RCU (rtg_trace_sites), and an image with traced sites
- * is freed only after a grace period (rtg_trace_forget()).
+ * is kept, retired, for RTG_RETIRED_SECS after its program is freed (at
+ * most the RTG_RETIRED_MAX latest), so that a reader that polls (an
+ * rtg-strace following a command that loads, runs and unloads a program
+ * between two looks) still finds its sites; then it is freed after a
+ * grace period.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -51,6 +55,13 @@ static const char * const rtg_map_types[] = {
  */
 static DEFINE_XARRAY(rtg_trace_sites);
 #define RTG_TRACE_RUN_TAG	1
+
+#define RTG_RETIRED_SECS	10
+#define RTG_RETIRED_MAX		64
+
+/* images of freed programs, oldest first; rtg_images_lock */
+LIST_HEAD(rtg_retired);
+static unsigned int rtg_nr_retired;
 
 /**
  * rtg_helper_proto_of() - a helper's documented prototype
@@ -151,9 +162,6 @@ void rtg_trace_name_site(struct rtg_site *site, const struct bpf_call_info *info
  */
 void rtg_trace_name_run(struct rtg_image *image)
 {
-	const struct bpf_prog_aux *main = rtg_main_aux(image);
-
-	strscpy(image->prog_name, main->name[0] ? main->name : "-");
 	image->run_id = rtg_trace_new_id();
 	if (xa_err(xa_store(&rtg_trace_sites, image->run_id,
 			    xa_tag_pointer(image, RTG_TRACE_RUN_TAG),
@@ -162,14 +170,8 @@ void rtg_trace_name_run(struct rtg_image *image)
 			     image->prog_name);
 }
 
-/**
- * rtg_trace_forget() - take an image's traced sites out of reach
- * @image: an image being freed
- *
- * Return: true when the image had traced sites, which readers may still
- * be printing: free it after a grace period.
- */
-bool rtg_trace_forget(struct rtg_image *image)
+/* Take an image's traced sites and runs out of reach; whether it had any. */
+static bool rtg_trace_forget(struct rtg_image *image)
 {
 	bool traced = image->run_id;
 	u32 i;
@@ -185,16 +187,68 @@ bool rtg_trace_forget(struct rtg_image *image)
 	return traced;
 }
 
-/**
- * rtg_trace_free_names() - free what rtg_trace_name_site() gave an image
- * @image: an image no reader can reach any more
- */
-void rtg_trace_free_names(struct rtg_image *image)
+static void rtg_trace_free_rcu(struct rcu_head *rcu)
 {
+	struct rtg_image *image = container_of(rcu, struct rtg_image, rcu);
 	u32 i;
 
 	for (i = 0; i < image->nr_sites; i++)
 		kfree(image->sites[i].names);
+	kvfree(image);
+}
+
+/* Free the retired images past their time, or all of them. rtg_images_lock. */
+static void rtg_trace_reap(bool all)
+{
+	struct rtg_image *image, *tmp;
+
+	lockdep_assert_held(&rtg_images_lock);
+	list_for_each_entry_safe(image, tmp, &rtg_retired, node) {
+		if (!all && rtg_nr_retired <= RTG_RETIRED_MAX &&
+		    time_before(jiffies, image->retired + RTG_RETIRED_SECS * HZ))
+			break;
+		list_del(&image->node);
+		rtg_nr_retired--;
+		rtg_trace_forget(image);
+		call_rcu(&image->rcu, rtg_trace_free_rcu);
+	}
+}
+
+/**
+ * rtg_trace_retire() - keep the traced sites of a freed program for readers
+ * @image: an image whose program is gone, its other state freed
+ *
+ * Return: true when the image is kept (it had traced sites or runs), to
+ * be freed later; false when the caller frees it.
+ */
+bool rtg_trace_retire(struct rtg_image *image)
+{
+	u32 i;
+
+	for (i = 0; i < image->nr_sites && !image->sites[i].trace_id; i++)
+		;
+	if (!image->run_id && i == image->nr_sites)
+		return false;
+	image->retired = jiffies;
+	mutex_lock(&rtg_images_lock);
+	list_add_tail(&image->node, &rtg_retired);
+	rtg_nr_retired++;
+	rtg_trace_reap(false);
+	mutex_unlock(&rtg_images_lock);
+	return true;
+}
+
+/**
+ * rtg_trace_names_exit() - free every retired image, at module exit
+ */
+void rtg_trace_names_exit(void)
+{
+	mutex_lock(&rtg_images_lock);
+	rtg_trace_reap(true);
+	mutex_unlock(&rtg_images_lock);
+	/* the frees it queued */
+	rcu_barrier();
+	xa_destroy(&rtg_trace_sites);
 }
 
 /*

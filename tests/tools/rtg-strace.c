@@ -472,9 +472,9 @@ static void read_sites(void)
 			   &s.id, &s.prog, s.prog_name, &s.insn, s.func, s.module,
 			   s.kind, &s.func_id, &s.nargs, &s.ptr, &s.sign, &s.int32,
 			   &s.ret_size, &s.ret_ptr, &s.ret_signed, &s.may_be_null,
-			   s.call, s.map, s.map_type) != 19 ||
-		    !s.prog)
+			   s.call, s.map, s.map_type) != 19)
 			continue;
+		/* prog=0: a program freed lately, whose sites are still listed */
 		/* the last field: a helper's prototype, "RESULT(PARAMETERS)" */
 		proto = strstr(line, " proto=");
 		if (proto && strcmp(proto, " proto=-\n")) {

@@ -144,6 +144,17 @@ void demo_debug_loader(void)
 	debugmaps_bpf__destroy(skel);
 }
 
+/* ... and one that unloads its program at once */
+void demo_debug_loader_quick(void)
+{
+	struct debugmaps_bpf *skel = load_maps(false);
+
+	if (!skel)
+		return;
+	ASSERT_EQ(run_prog(skel->progs.debug_maps), 0, "run debug_maps");
+	debugmaps_bpf__destroy(skel);
+}
+
 /* The number of trace lines of rtg-strace's output naming program name. */
 static int out_calls(const char *name, char *loader_line, size_t len)
 {
@@ -194,6 +205,13 @@ void test_debug_command(void)
 			  "calls traced: the loader's one run, not the other process's");
 		ASSERT_PREFIX(line, "loader: prog ", "the loader ran under rtg-strace");
 		ASSERT_PREFIX(err, "rtg-strace: 14 calls, 0 records lost", "rtg-strace's count");
+	}
+	if (test__start_subtest("quick_loader")) {
+		/* freed before rtg-strace looked: its sites stay listed */
+		st = strace_status("-- /rtg/rtgtest --demo debug_loader_quick", err, sizeof(err));
+		ASSERT_EQ(st, 0, "rtg-strace's status is the loader's");
+		ASSERT_EQ(out_calls("debug_maps", line, sizeof(line)), DM_CALLS,
+			  "calls of a program freed before rtg-strace read them, named");
 	}
 	if (test__start_subtest("status")) {
 		st = strace_status("-- /bin/sh -c 'exit 7'", err, sizeof(err));
