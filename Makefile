@@ -18,7 +18,7 @@
 # rebuilds only what changed.
 
 .PHONY: all setup kernel tools module tests initramfs run check check-debug \
-	bench shell checkpatch clean selftests selftests-build
+	bench shell checkpatch clean selftests selftests-build install
 
 all: initramfs
 
@@ -39,6 +39,10 @@ tests: tools
 
 initramfs: module tests
 	scripts/mkinitramfs.sh
+
+# the module and rtg-strace under DESTDIR, a root file system
+install: module tests
+	scripts/install.sh "$(DESTDIR)"
 
 run: initramfs
 	scripts/run-guest.sh demo

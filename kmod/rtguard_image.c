@@ -179,6 +179,7 @@ const struct bpf_call_hook_ops rtg_call_hook_ops = {
 	.prog_free = rtg_prog_free,
 	.run_exit = rtg_run_exit,
 	.cpu = &rtg_watch_cpu,
+	.exit_flag = &rtg_slow,
 	.run_arm = rtg_watchdog_arm,
 };
 

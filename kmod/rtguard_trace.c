@@ -260,19 +260,23 @@ static void rtg_trace_record(const struct rtg_call_rec *r)
  */
 void rtg_trace_run(const struct rtg_run *run, u64 ret)
 {
-	u64 end = rtg_clock(), ns = rtg_run_age_ns(run, local_clock());
 	struct rtg_call_rec r = {
-		.args = { run->stop, run->stop ? run->fast_releases : 0, ns },
 		.ret = ret,
-		.end = end,
-		.cycles = min_t(u64, ns * READ_ONCE(tsc_khz) / USEC_PER_SEC, U32_MAX),
 		.site = run->image->run_id,
 		.pid = current->pid,
 		.kind = RTG_REC_RUN,
 	};
+	u64 ns;
 
-	if (trace_rtg_call_enabled() && r.site)
-		rtg_trace_record(&r);
+	if (!trace_rtg_call_enabled() || !r.site)
+		return;
+	r.end = rtg_clock();
+	ns = rtg_run_age_ns(run, local_clock());
+	r.args[0] = run->stop;
+	r.args[1] = run->stop ? run->fast_releases : 0;
+	r.args[2] = ns;
+	r.cycles = min_t(u64, ns * READ_ONCE(tsc_khz) / USEC_PER_SEC, U32_MAX);
+	rtg_trace_record(&r);
 }
 
 /**

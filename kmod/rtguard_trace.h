@@ -37,7 +37,7 @@ TRACE_EVENT_FN(rtg_call,
 	TP_fast_assign(
 		__entry->tsc = tsc;
 		__entry->nr = nr;
-		memcpy(__get_dynamic_array(recs), recs, nr * sizeof(*recs));
+		rtg_trace_copy(__get_dynamic_array(recs), recs, nr);
 	),
 
 	TP_printk("%s", rtg_trace_print(p, __get_dynamic_array(recs), __entry->nr)),

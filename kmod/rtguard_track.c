@@ -466,7 +466,7 @@ static u32 rtg_prog_calls(const struct bpf_prog *prog, u32 *clones)
 u32 rtg_track_prog_verified(struct bpf_prog *prog, bool capable,
 			    const struct bpf_retval_range *retval)
 {
-	u32 runs = rtg_debug_traced(prog->aux) ? BPF_CALL_HOOK_EXIT_ALWAYS : 0;
+	u32 runs = rtg_debug_traced(prog->aux) ? BPF_CALL_HOOK_EXIT_ON_FLAG : 0;
 	u32 clones;
 
 	if (!READ_ONCE(rtg_track) || !capable || !rtg_prog_calls(prog, &clones)) {

@@ -8,10 +8,15 @@ set -euo pipefail
 root=$FOUT/initramfs
 initramfs_base "$root"
 install -m 755 "$TOP"/tests/*.sh "$root/rtg/"
-install -m 755 "$FOUT/tests/rtgtest" "$FOUT/tests/rtg-strace" "$root/rtg/"
+install -m 755 "$FOUT/tests/rtgtest" "$root/rtg/"
 # the BPF sources, for tests that check the source lines a trace names
 mkdir -p "$root/rtg/src"
 install -m 644 "$TOP"/tests/bpf/*.bpf.c "$root/rtg/src/"
-install -m 644 "$FOUT/modules/kmod/bpf_rtguard.ko" \
-	"$FOUT/modules/tests/kmod/rtg_testmod.ko" "$root/rtg/"
+install -m 644 "$FOUT/modules/tests/kmod/rtg_testmod.ko" "$root/rtg/"
+# as a user installs them: rtg-strace in PATH, the module under lib/modules;
+# the tests know them as /rtg/rtg-strace and /rtg/bpf_rtguard.ko
+"$TOP/scripts/install.sh" "$root" >/dev/null
+ln -sf /usr/sbin/rtg-strace "$root/rtg/rtg-strace"
+ln -sf "/lib/modules/$(cat "$KOBJ/include/config/kernel.release")/extra/bpf_rtguard.ko" \
+	"$root/rtg/bpf_rtguard.ko"
 initramfs_pack "$root" "$FOUT/initramfs.cpio.gz"

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -305,4 +306,17 @@ void test_debug_no_module(void)
 		return;
 	expect_refused("", 1, "rtg-strace: bpf_rtguard is not loaded");
 	expect_refused("-- /bin/true", 1, "rtg-strace: bpf_rtguard is not loaded");
+}
+
+/* make install put the module and rtg-strace where a user finds them. */
+void test_debug_installed(void)
+{
+	struct utsname u;
+	char path[256];
+
+	ASSERT_OK(uname(&u), "uname");
+	snprintf(path, sizeof(path), "/lib/modules/%s/extra/bpf_rtguard.ko", u.release);
+	ASSERT_OK(access(path, R_OK), "the module at %s", path);
+	ASSERT_EQ(WEXITSTATUS(system("rtg-strace --help | grep -q -- '-- CMD'")), 0,
+		  "rtg-strace in PATH, with its usage");
 }
