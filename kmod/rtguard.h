@@ -514,6 +514,7 @@ struct rtg_trace_slot {
 
 #include "rtguard_rec.h"
 static_assert(sizeof(struct rtg_call_rec) == RTG_CALL_REC_SIZE);
+static_assert(RTG_REC_ARGS == MAX_BPF_FUNC_REG_ARGS);
 
 /*
  * Copy @nr records by assignment, which the compiler does in 8-byte
@@ -528,7 +529,6 @@ static inline void rtg_trace_copy(void *dst, const struct rtg_call_rec *src, u32
 	for (i = 0; i < nr; i++)
 		d[i] = src[i];
 }
-static_assert(RTG_REC_ARGS == MAX_BPF_FUNC_REG_ARGS);
 
 /**
  * struct rtg_helper_proto - a helper as the kernel's UAPI header documents it

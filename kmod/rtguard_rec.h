@@ -12,15 +12,19 @@
 #define RTG_REC_ARGS		5	/* MAX_BPF_FUNC_REG_ARGS */
 #define RTG_CALL_REC_SIZE	72
 
-/* what a record stands for: &rtg_call_rec.kind */
+/**
+ * enum rtg_rec_kind - what a record stands for (&rtg_call_rec.kind)
+ * @RTG_REC_CALL: a call; @site is the call site
+ * @RTG_REC_RUN: a run that returned; @site is the program's run number,
+ *	@args are the stop reason (0: none), what the stop gave back and
+ *	the run's duration in ns, @ret its result
+ * @RTG_REC_RELEASE: a stop gave back @args[0]; @site is the call site
+ *	that acquired it
+ */
 enum rtg_rec_kind {
-	RTG_REC_CALL,		/* a call: @site the call site */
-	RTG_REC_RUN,		/* a run that returned: @site the program's run
-				 * number, @args: stop reason (0: none), what the
-				 * stop gave back, the run's duration in ns;
-				 * @ret its result */
-	RTG_REC_RELEASE,	/* a stop gave back @args[0]: @site the call
-				 * site that acquired it */
+	RTG_REC_CALL,
+	RTG_REC_RUN,
+	RTG_REC_RELEASE,
 };
 
 /**

@@ -37,15 +37,12 @@ static const struct rtg_helper_proto rtg_helper_protos[__BPF_FUNC_MAX_ID] = {
 #undef RTG_HELPER
 };
 
-/* "BPF_MAP_TYPE_HASH": the map types this kernel has */
+/* "HASH": every map type of the UAPI header */
 static const char * const rtg_map_types[] = {
-#define BPF_PROG_TYPE(_id, _name, prog_ctx_type, kern_ctx_type)
-#define BPF_LINK_TYPE(_id, _name)
-#define BPF_MAP_TYPE(_id, _ops) [_id] = #_id,
-#include <linux/bpf_types.h>
-#undef BPF_PROG_TYPE
-#undef BPF_LINK_TYPE
-#undef BPF_MAP_TYPE
+#define RTG_MAP_TYPE(type) \
+	[BPF_MAP_TYPE_##type] = #type,
+#include "rtguard_map_types.h"
+#undef RTG_MAP_TYPE
 };
 
 /*
@@ -104,7 +101,6 @@ static void rtg_map_type_name(char *buf, size_t len, u32 type)
 		snprintf(buf, len, "type %u", type);
 		return;
 	}
-	s += strlen("BPF_MAP_TYPE_");
 	for (i = 0; i + 1 < len && s[i]; i++)
 		buf[i] = tolower(s[i]);
 	buf[i] = 0;
@@ -318,9 +314,10 @@ static void rtg_print_call(struct trace_seq *p, const struct rtg_call_rec *r)
 		goto tail;
 	}
 	if (!site) {
-		trace_seq_printf(p, "site %u (program unloaded)(%#llx, %#llx, %#llx, %#llx, %#llx) = %#llx",
-				 r->site, r->args[0], r->args[1], r->args[2],
-				 r->args[3], r->args[4], r->ret);
+		trace_seq_printf(p, "site %u (program unloaded)", r->site);
+		trace_seq_printf(p, "(%#llx, %#llx, %#llx, %#llx, %#llx) = %#llx",
+				 r->args[0], r->args[1], r->args[2], r->args[3],
+				 r->args[4], r->ret);
 		goto tail;
 	}
 	if (n)
