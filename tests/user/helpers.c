@@ -154,6 +154,11 @@ uint32_t prog_id(int prog_fd)
 	return info.id;
 }
 
+void prog_set_debug(struct bpf_program *prog)
+{
+	bpf_program__set_flags(prog, bpf_program__flags(prog) | BPF_F_DEBUG_MODE);
+}
+
 uint32_t prog_id_of(const struct bpf_program *prog)
 {
 	return prog ? prog_id(bpf_program__fd(prog)) : 0;

@@ -39,6 +39,8 @@ int param_read(const char *param, char *buf, size_t len);
 uint64_t kallsyms_addr(const char *name);
 uint32_t prog_id(int prog_fd);
 uint32_t prog_id_of(const struct bpf_program *prog);
+/* Load prog with BPF_F_DEBUG_MODE (before the skeleton's load) */
+void prog_set_debug(struct bpf_program *prog);
 
 /* Ethernet + IPv4 + TCP, enough for the flow dissector and skb helpers */
 extern const uint8_t test_pkt[54];

@@ -130,7 +130,7 @@ void bench_calls(void)
 	printf("  per recorded call, debug mode costs %.2fx the kprobe way and %.2fx the fentry way\n",
 	       (ns[V_DEBUG] - ns[V_BASE]) / (ns[V_KPROBE] - ns[V_BASE]),
 	       (ns[V_DEBUG] - ns[V_BASE]) / (ns[V_FENTRY] - ns[V_BASE]));
-	printf("  targets: debug hook with the event off at most 10 per call, a recorded call at most 500 over an untraced one\n");
+	printf("  targets: debug hook with the event off at most 3 per call, a recorded call at most 100 over an untraced one\n");
 }
 
 #define TRACK_PROGS 11

@@ -22,12 +22,8 @@ static struct debuggraph_bpf *load_graph(void)
 
 	if (!ASSERT_OK_PTR(skel, "open debuggraph"))
 		return NULL;
-	bpf_program__set_flags(skel->progs.debug_graph,
-			       bpf_program__flags(skel->progs.debug_graph) |
-			       BPF_F_DEBUG_MODE);
-	bpf_program__set_flags(skel->progs.debug_stopped,
-			       bpf_program__flags(skel->progs.debug_stopped) |
-			       BPF_F_DEBUG_MODE);
+	prog_set_debug(skel->progs.debug_graph);
+	prog_set_debug(skel->progs.debug_stopped);
 	if (ASSERT_OK(debuggraph_bpf__load(skel), "load debuggraph"))
 		return skel;
 	debuggraph_bpf__destroy(skel);

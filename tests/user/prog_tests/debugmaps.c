@@ -31,9 +31,7 @@ static struct debugmaps_bpf *load_maps(bool flag)
 		return NULL;
 	skel->bss->target_pid = getpid();
 	if (flag)
-		bpf_program__set_flags(skel->progs.debug_maps,
-				       bpf_program__flags(skel->progs.debug_maps) |
-				       BPF_F_DEBUG_MODE);
+		prog_set_debug(skel->progs.debug_maps);
 	if (ASSERT_OK(debugmaps_bpf__load(skel), "load debugmaps"))
 		return skel;
 	debugmaps_bpf__destroy(skel);

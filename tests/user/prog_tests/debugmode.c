@@ -27,9 +27,7 @@ static struct debugmode_bpf *load_flagged(void)
 	if (!ASSERT_OK_PTR(skel, "open debugmode"))
 		return NULL;
 	skel->bss->target_pid = getpid();
-	bpf_program__set_flags(skel->progs.test_debug_mode,
-			       bpf_program__flags(skel->progs.test_debug_mode) |
-			       BPF_F_DEBUG_MODE);
+	prog_set_debug(skel->progs.test_debug_mode);
 	if (ASSERT_OK(debugmode_bpf__load(skel), "load debugmode"))
 		return skel;
 	debugmode_bpf__destroy(skel);

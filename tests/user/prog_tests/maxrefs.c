@@ -54,9 +54,7 @@ void test_debug_mode_flag(void)
 	skel = maxrefs_bpf__open();
 	if (!ASSERT_OK_PTR(skel, "open maxrefs"))
 		return;
-	bpf_program__set_flags(skel->progs.refs_one,
-			       bpf_program__flags(skel->progs.refs_one) |
-			       BPF_F_DEBUG_MODE);
+	prog_set_debug(skel->progs.refs_one);
 	if (ASSERT_OK(maxrefs_bpf__load(skel), "load")) {
 		if (ASSERT_OK(progs_find(prog_id_of(skel->progs.refs_one), &pl),
 			      "refs_one in debugfs progs"))
