@@ -577,7 +577,6 @@ void rtg_trace_names_exit(void);
 struct trace_seq;
 const char *rtg_trace_print(struct trace_seq *p, const void *recs, u32 nr);
 
-u32 rtg_trace_new_id(void);
 void rtg_trace_init(void);
 void rtg_trace_exit(void);
 void rtg_trace_flush_all(void);

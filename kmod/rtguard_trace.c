@@ -91,24 +91,6 @@ void rtg_hold_trace_unreg(void)
 #define CREATE_TRACE_POINTS
 #include "rtguard_trace.h"
 
-static atomic_t rtg_trace_ids = ATOMIC_INIT(0);
-
-/**
- * rtg_trace_new_id() - a number for a new traced call site
- *
- * Return: a number not given to another site since the module was
- * loaded, never 0 (a record whose arguments were overwritten has site 0).
- */
-u32 rtg_trace_new_id(void)
-{
-	u32 id;
-
-	do
-		id = atomic_inc_return(&rtg_trace_ids);
-	while (!id);
-	return id;
-}
-
 /**
  * rtg_trace_begin() - note a traced call's arguments and start time
  * @site: the call site

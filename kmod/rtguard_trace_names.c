@@ -60,6 +60,23 @@ static DEFINE_XARRAY(rtg_trace_sites);
 LIST_HEAD(rtg_retired);
 static unsigned int rtg_nr_retired;
 
+static atomic_t rtg_trace_ids = ATOMIC_INIT(0);
+
+/*
+ * A number for a new traced call site or run: not given to another since
+ * the module was loaded, never 0 (a record whose arguments were
+ * overwritten has site 0).
+ */
+static u32 rtg_trace_new_id(void)
+{
+	u32 id;
+
+	do
+		id = atomic_inc_return(&rtg_trace_ids);
+	while (!id);
+	return id;
+}
+
 /**
  * rtg_helper_proto_of() - a helper's documented prototype
  * @id: &enum bpf_func_id
