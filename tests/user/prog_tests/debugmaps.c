@@ -22,6 +22,7 @@
 #include "debugmode.skel.h"
 
 #define DM_CALLS 14	/* 3 per map, 4 maps, then a kfunc pair */
+#define TRACE_TASKS "/sys/kernel/debug/bpf_rtguard/trace_tasks"
 
 static struct debugmaps_bpf *load_maps(bool flag)
 {
@@ -180,7 +181,7 @@ WITH_MODULE(test_debug_command, "debug=flag");
 void test_debug_command(void)
 {
 	struct debugmaps_bpf *own = NULL;
-	char err[512], line[64];
+	char err[512], line[64], args[128];
 	pid_t pid;
 	int st;
 
@@ -211,6 +212,46 @@ void test_debug_command(void)
 		ASSERT_EQ(st, 0, "rtg-strace's status is the loader's");
 		ASSERT_EQ(out_calls("debug_maps", line, sizeof(line)), DM_CALLS,
 			  "calls of a program freed before rtg-strace read them, named");
+	}
+	if (test__start_subtest("pid")) {
+		/* -P: a running process's programs from now on */
+		char want[16], c = 'x';
+		FILE *p = NULL;
+		int go[2], i;
+
+		if (!ASSERT_OK(pipe(go), "pipe"))
+			goto pid_out;
+		pid = fork();
+		if (!pid) {
+			close(go[1]);
+			if (read(go[0], &c, 1) == 1) {
+				own = load_maps(false);
+				if (own) {
+					run_prog(own->progs.debug_maps);
+					debugmaps_bpf__destroy(own);
+				}
+			}
+			_exit(0);
+		}
+		close(go[0]);
+		snprintf(args, sizeof(args), STRACE " -P %d -t 30 >/tmp/strace.out 2>/tmp/strace.err; echo $?", pid);
+		p = popen(args, "r");
+		/* rtg-strace has told the kernel when trace_tasks lists the pid */
+		snprintf(want, sizeof(want), "%d\n", pid);
+		for (i = 0; i < 100 && !strstr(file_read(TRACE_TASKS), want); i++)
+			usleep(50000);
+		ASSERT_LT(i, 100, "trace_tasks lists the process");
+		ASSERT_EQ(write(go[1], &c, 1), 1, "let the process load its program");
+		close(go[1]);
+		waitpid(pid, NULL, 0);
+		st = p && fscanf(p, "%d", &st) == 1 ? st : -1;
+		ASSERT_EQ(st, 0, "rtg-strace -P ends when the process does");
+		ASSERT_EQ(out_calls("debug_maps", line, sizeof(line)), DM_CALLS,
+			  "calls of the program the process loaded");
+		ASSERT_STREQ(file_read(TRACE_TASKS), "", "closed: no process traced");
+pid_out:
+		if (p)
+			pclose(p);
 	}
 	if (test__start_subtest("status")) {
 		st = strace_status("-- /bin/sh -c 'exit 7'", err, sizeof(err));
