@@ -431,6 +431,10 @@ static inline u64 rtg_run_age_ns(const struct rtg_run *run, u64 now)
 }
 
 /* rtguard_main.c */
+/* rtg_param_refuse() at insmod: the value is refused by rtg_init() */
+#define RTG_PARAM_LATER	1
+__printf(2, 3)
+int rtg_param_refuse(const struct kernel_param *kp, const char *fmt, ...);
 int rtg_param_parse_bool(const char *val, const struct kernel_param *kp, bool *on);
 extern bool rtg_hook_all;
 extern bool rtg_track;

@@ -480,7 +480,7 @@ static int rtg_param_set_check_held(const char *val, const struct kernel_param *
 	int err = rtg_param_parse_bool(val, kp, &on);
 
 	if (err)
-		return err;
+		return min(err, 0);
 	mutex_lock(&rtg_check_held_lock);
 	/* every tracked call takes the pre hook while checking */
 	if (on && !rtg_check_held)

@@ -59,22 +59,59 @@ u32 rtg_slow_sum(void)
 	return sum;
 }
 
+/*
+ * the first value refused while insmod parses the parameters, said by
+ * rtg_init(), which sets rtg_params_parsed first (a write through sysfs
+ * before then is refused as at insmod); kernel_param_lock()
+ */
+static char rtg_param_refused[128];
+static bool rtg_params_parsed;
+
+/**
+ * rtg_param_refuse() - refuse a parameter's value, in one dmesg line
+ * @kp: the parameter
+ * @fmt: why, and the values it takes
+ *
+ * A write to /sys/module/bpf_rtguard/parameters/ gets -EINVAL and the
+ * line. At insmod, where the kernel would add a line of its own for an
+ * error (parse_args()), the value is left unset and the line kept:
+ * rtg_init() says it and fails the load with -EINVAL.
+ *
+ * Return: -EINVAL, or RTG_PARAM_LATER while the module loads.
+ */
+int rtg_param_refuse(const struct kernel_param *kp, const char *fmt, ...)
+{
+	char why[96];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (!READ_ONCE(rtg_params_parsed)) {
+		if (!rtg_param_refused[0])
+			snprintf(rtg_param_refused, sizeof(rtg_param_refused),
+				 "%s: %s", kp->name, why);
+		return RTG_PARAM_LATER;
+	}
+	pr_warn_ratelimited("%s: %s\n", kp->name, why);
+	return -EINVAL;
+}
+
 /**
  * rtg_param_parse_bool() - a boolean parameter's value, as param_set_bool() reads it
  * @val: the value written (NULL: true)
  * @kp: the parameter
  * @on: the value parsed
  *
- * Return: 0, or -EINVAL with one dmesg line naming the parameter.
+ * Return: 0, or what rtg_param_refuse() returns: a setter returns it when
+ * negative, and 0 (nothing set) for RTG_PARAM_LATER.
  */
 int rtg_param_parse_bool(const char *val, const struct kernel_param *kp, bool *on)
 {
-	int err = kstrtobool(val ?: "1", on);
-
-	if (err)
-		pr_warn_ratelimited("%s: '%.*s' is not a boolean\n",
-				    kp->name, (int)strcspn(val, "\n"), val);
-	return err;
+	if (!kstrtobool(val ?: "1", on))
+		return 0;
+	return rtg_param_refuse(kp, "'%.*s' is not a boolean (y, n, 1, 0, on, off)",
+				(int)strcspn(val, "\n"), val);
 }
 
 static int rtg_param_set_bool(const char *val, const struct kernel_param *kp)
@@ -82,9 +119,10 @@ static int rtg_param_set_bool(const char *val, const struct kernel_param *kp)
 	bool on;
 	int err = rtg_param_parse_bool(val, kp, &on);
 
-	if (!err)
-		WRITE_ONCE(*(bool *)kp->arg, on);
-	return err;
+	if (err)
+		return min(err, 0);
+	WRITE_ONCE(*(bool *)kp->arg, on);
+	return 0;
 }
 
 static const struct kernel_param_ops rtg_bool_ops = {
@@ -108,14 +146,12 @@ MODULE_PARM_DESC(describe,
 /* a watchdog limit: the timers run only while one is set */
 static int rtg_param_set_limit(const char *val, const struct kernel_param *kp)
 {
-	int err = param_set_uint(val, kp);
-
-	if (err)
-		pr_warn_ratelimited("%s: '%.*s' is not a number\n",
-				    kp->name, (int)strcspn(val, "\n"), val);
-	else
-		rtg_watchdog_limits_changed();
-	return err;
+	if (param_set_uint(val, kp))
+		return min(rtg_param_refuse(kp, "'%.*s' is not a number (0: off)",
+					    val ? (int)strcspn(val, "\n") : 0,
+					    val ?: ""), 0);
+	rtg_watchdog_limits_changed();
+	return 0;
 }
 
 static const struct kernel_param_ops rtg_limit_ops = {
@@ -150,17 +186,14 @@ static int rtg_param_set_debug(const char *val, const struct kernel_param *kp)
 {
 	int mode = val ? sysfs_match_string(rtg_debug_names, val) : -EINVAL;
 
-	if (mode < 0) {
-		if (!val) {
-			pr_warn_ratelimited("debug needs a value: off, flag or all\n");
-			return -EINVAL;
-		}
-		pr_warn_ratelimited("debug: '%.*s' is not one of off, flag, all\n",
-				    (int)strcspn(val, "\n"), val);
-		return -EINVAL;
+	if (mode >= 0) {
+		WRITE_ONCE(*(int *)kp->arg, mode);
+		return 0;
 	}
-	WRITE_ONCE(*(int *)kp->arg, mode);
-	return 0;
+	if (!val)
+		return min(rtg_param_refuse(kp, "needs a value: off, flag or all"), 0);
+	return min(rtg_param_refuse(kp, "'%.*s' is not one of off, flag, all",
+				    (int)strcspn(val, "\n"), val), 0);
 }
 
 static int rtg_param_get_debug(char *buf, const struct kernel_param *kp)
@@ -179,8 +212,18 @@ MODULE_PARM_DESC(debug,
 
 static int __init rtg_init(void)
 {
+	bool refused;
 	int err;
 
+	/* the lock every parameter is set under */
+	kernel_param_lock(THIS_MODULE);
+	WRITE_ONCE(rtg_params_parsed, true);
+	refused = rtg_param_refused[0];
+	kernel_param_unlock(THIS_MODULE);
+	if (refused) {
+		pr_err("%s\n", rtg_param_refused);
+		return -EINVAL;
+	}
 	rtg_trace_init();
 	rtg_debugfs_init();
 	rtg_trace_tasks_init(rtg_debugfs_dir);

@@ -38,8 +38,21 @@ void test_debug_param_einval(void)
 {
 	char val[16];
 
+	int before = dmesg_count("'verbose' invalid for parameter");
+	int said = dmesg_count("bpf_rtguard: debug: 'verbose' is not one of off, flag, all");
+
 	ASSERT_EQ(mod_load(MOD_RTGUARD, "debug=verbose"), -EINVAL, "insmod debug=verbose");
+	/* one line: the module's, naming the values; not the kernel's too */
+	ASSERT_EQ(dmesg_count("bpf_rtguard: debug: 'verbose' is not one of off, flag, all"),
+		  said + 1, "one dmesg line naming the parameter and its values");
+	ASSERT_EQ(dmesg_count("'verbose' invalid for parameter"), before,
+		  "no second line from the kernel's parser");
 	ASSERT_EQ(mod_load(MOD_RTGUARD, "debug"), -EINVAL, "insmod debug (no value)");
+	ASSERT_TRUE(dmesg_has("bpf_rtguard: debug: needs a value: off, flag or all"),
+		    "the line for a missing value");
+	ASSERT_EQ(mod_load(MOD_RTGUARD, "watchdog_ms=soon"), -EINVAL, "insmod watchdog_ms=soon");
+	ASSERT_TRUE(dmesg_has("bpf_rtguard: watchdog_ms: 'soon' is not a number (0: off)"),
+		    "the line for a limit that is not a number");
 	if (!ASSERT_OK(mod_load(MOD_RTGUARD, NULL), "insmod"))
 		return;
 	ASSERT_OK(param_read("debug", val, sizeof(val)), "read debug");
