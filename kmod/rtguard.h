@@ -511,10 +511,11 @@ struct rtg_trace_slot {
 };
 
 /*
- * calls a record of the rtg_call event carries at most: 2,304 bytes, in
- * one ring buffer page (BUF_MAX_DATA_SIZE is a page less its header)
+ * calls a record of the rtg_call event carries at most: 1,152 bytes, in
+ * one ring buffer page, and, in the usual case, whose text fits in the
+ * page trace_pipe prints an event into (rtg_trace_print())
  */
-#define RTG_TRACE_BATCH	32
+#define RTG_TRACE_BATCH	16
 
 #include "rtguard_rec.h"
 static_assert(sizeof(struct rtg_call_rec) == RTG_CALL_REC_SIZE);

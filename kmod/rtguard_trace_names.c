@@ -45,6 +45,10 @@ static const char * const rtg_map_types[] = {
 #undef RTG_MAP_TYPE
 };
 
+/* a call's line is shorter; the text of an event starts none after */
+#define RTG_TRACE_LINE_MAX	640
+#define RTG_TRACE_TEXT_MAX	(PAGE_SIZE - 2 * RTG_TRACE_LINE_MAX)
+
 /*
  * traced sites by number (&rtg_site.trace_id), and the main images of
  * programs whose runs are recorded (&rtg_image.run_id, tagged), for
@@ -374,7 +378,11 @@ tail:
  * @nr: how many
  *
  * One line per call, the first on the event's own line: program+insn,
- * function(argument=value, ...) = result, duration, task.
+ * function(argument=value, ...) = result, duration, task. An event's text
+ * must fit in a page (trace_pipe prints "[LINE TOO BIG]" for one that
+ * does not, and @p is a page): no line starts after RTG_TRACE_TEXT_MAX
+ * bytes, and a line is shorter than RTG_TRACE_LINE_MAX (names and values
+ * are bounded), so the calls left are counted instead.
  *
  * Return: the text, in @p.
  */
@@ -382,10 +390,15 @@ const char *rtg_trace_print(struct trace_seq *p, const void *recs, u32 nr)
 {
 	const struct rtg_call_rec *r = recs;
 	const char *ret = trace_seq_buffer_ptr(p);
+	unsigned int start = trace_seq_used(p);
 	u32 i;
 
 	rcu_read_lock();
 	for (i = 0; i < nr; i++) {
+		if (i && trace_seq_used(p) - start > RTG_TRACE_TEXT_MAX) {
+			trace_seq_printf(p, "\n  (%u more calls: rtg-strace shows them)", nr - i);
+			break;
+		}
 		if (i)
 			trace_seq_puts(p, "\n  ");
 		rtg_print_call(p, &r[i]);

@@ -125,6 +125,17 @@ void test_debug_maps(void)
 		}
 		expect_map_calls(calls, n, false);
 	}
+	if (test__start_subtest("trace_text_full")) {
+		/* full records: each event's text still fits in trace_pipe's page */
+		ASSERT_OK(strace_start(), "an empty buffer");
+		for (i = 0; i < 4; i++)
+			ASSERT_EQ(run_prog(skel->progs.debug_maps), 0, "run %d", i);
+		write_file("/sys/kernel/debug/bpf_rtguard/trace_flush", "1");
+		n = trace_text_calls("debug_maps", &lines);
+		ASSERT_EQ(n, 4 * DM_CALLS, "every call in the trace text");
+		ASSERT_NO_STR(file_read("/sys/kernel/tracing/trace"), "LINE TOO BIG",
+			      "no event too big to print");
+	}
 out:
 	strace_stop();
 	debugmaps_bpf__destroy(skel);
