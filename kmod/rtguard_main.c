@@ -201,7 +201,9 @@ static int rtg_param_get_debug(char *buf, const struct kernel_param *kp)
 	return sysfs_emit(buf, "%s\n", rtg_debug_names[READ_ONCE(*(int *)kp->arg)]);
 }
 
+/* NOARG: a bare "debug" reaches the setter, which says what it takes */
 static const struct kernel_param_ops rtg_debug_ops = {
+	.flags = KERNEL_PARAM_OPS_FL_NOARG,
 	.set = rtg_param_set_debug,
 	.get = rtg_param_get_debug,
 };
