@@ -168,6 +168,22 @@ void rtg_trace_flush_all(void)
 	on_each_cpu(rtg_trace_flush_ipi, NULL, 1);
 }
 
+/*
+ * A complete record @r: the owner of the CPU's batch (@r its next entry)
+ * counts it in and writes the batch when full; a writer that interrupted
+ * the owner writes @r alone.
+ */
+static void rtg_trace_add(struct rtg_trace_batch *b, const struct rtg_call_rec *r,
+			  bool owner)
+{
+	if (unlikely(!owner))
+		trace_rtg_call(r, 1, rtg_clock());
+	else if (++b->n == RTG_TRACE_BATCH)
+		rtg_trace_write(b);
+	else if (b->n == 1)
+		irq_work_queue(this_cpu_ptr(&rtg_trace_flush_work));
+}
+
 /**
  * rtg_trace_end() - record a traced call
  * @token: from rtg_trace_begin()
@@ -201,12 +217,7 @@ void rtg_trace_end(long token, const struct rtg_site *site, u64 ret)
 	barrier();
 	/* and again now that the arguments are copied */
 	r->site = READ_ONCE(slot->seq) == (u64)token ? site->trace_id : 0;
-	if (unlikely(!owner))
-		trace_rtg_call(r, 1, rtg_clock());
-	else if (++b->n == RTG_TRACE_BATCH)
-		rtg_trace_write(b);
-	else if (b->n == 1)
-		irq_work_queue(this_cpu_ptr(&rtg_trace_flush_work));
+	rtg_trace_add(b, r, owner);
 	this_cpu_dec(rtg_trace_batch.busy);
 	preempt_enable_notrace();
 }
@@ -215,18 +226,14 @@ void rtg_trace_end(long token, const struct rtg_site *site, u64 ret)
 static void rtg_trace_record(const struct rtg_call_rec *r)
 {
 	struct rtg_trace_batch *b;
+	bool owner;
 
 	preempt_disable_notrace();
 	b = this_cpu_ptr(&rtg_trace_batch);
-	if (this_cpu_inc_return(rtg_trace_batch.busy) != 1) {
-		trace_rtg_call(r, 1, rtg_clock());
-	} else {
+	owner = this_cpu_inc_return(rtg_trace_batch.busy) == 1;
+	if (likely(owner))
 		b->rec[b->n] = *r;
-		if (++b->n == RTG_TRACE_BATCH)
-			rtg_trace_write(b);
-		else if (b->n == 1)
-			irq_work_queue(this_cpu_ptr(&rtg_trace_flush_work));
-	}
+	rtg_trace_add(b, owner ? &b->rec[b->n] : r, owner);
 	this_cpu_dec(rtg_trace_batch.busy);
 	preempt_enable_notrace();
 }

@@ -1660,6 +1660,19 @@ static bool enable_event(void)
 	return true;
 }
 
+/* The value of option -@opt, a positive number, or -1 after saying why. */
+static long positive(int opt, const char *arg, const char *what)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (*end || v <= 0 || end == arg) {
+		fprintf(stderr, "rtg-strace: -%c %s: not %s\n", opt, arg, what);
+		return -1;
+	}
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -1687,25 +1700,19 @@ int main(int argc, char **argv)
 			follow = true;
 			break;
 		case 't':
-			seconds = strtol(optarg, &p, 10);
-			if (*p || seconds <= 0) {
-				fprintf(stderr, "rtg-strace: -t %s: not a number of seconds\n", optarg);
+			seconds = positive(c, optarg, "a number of seconds");
+			if (seconds < 0)
 				return 2;
-			}
 			break;
 		case 'p':
-			want_prog = strtol(optarg, &p, 10);
-			if (*p || want_prog <= 0) {
-				fprintf(stderr, "rtg-strace: -p %s: not a program id\n", optarg);
+			want_prog = positive(c, optarg, "a program id");
+			if (want_prog < 0)
 				return 2;
-			}
 			break;
 		case 'P':
-			traced = strtol(optarg, &p, 10);
-			if (*p || traced <= 0) {
-				fprintf(stderr, "rtg-strace: -P %s: not a process id\n", optarg);
+			traced = positive(c, optarg, "a process id");
+			if (traced < 0)
 				return 2;
-			}
 			break;
 		case 'n':
 			want_name = optarg;
