@@ -171,10 +171,10 @@ void rtg_trace_flush_all(void)
 /*
  * A complete record @r: the owner of the CPU's batch (@r its next entry)
  * counts it in and writes the batch when full; a writer that interrupted
- * the owner writes @r alone.
+ * the owner writes @r alone. In line: a traced call's post hook runs it.
  */
-static void rtg_trace_add(struct rtg_trace_batch *b, const struct rtg_call_rec *r,
-			  bool owner)
+static __always_inline void rtg_trace_add(struct rtg_trace_batch *b,
+					  const struct rtg_call_rec *r, bool owner)
 {
 	if (unlikely(!owner))
 		trace_rtg_call(r, 1, rtg_clock());
