@@ -482,7 +482,6 @@ void rtg_slow_all(int delta);
 u32 rtg_slow_sum(void);
 
 /* rtguard_entry.S */
-long rtg_pre_entry(void);
 long rtg_pre_track_entry(void);
 
 /* rtguard_image.c */
@@ -493,23 +492,17 @@ u64 rtg_site_count(const struct rtg_site *site);
 bool rtg_site_is_live(const struct rtg_site *site);
 
 /* rtguard_passthrough.c */
-u64 rtg_passthrough_post(u64 r0, u64 saved, u64 token, const struct rtg_site *site);
+/*
+ * A post hook, as the JIT calls it after a hooked call (struct
+ * bpf_call_hook_site): the result becomes R0.
+ */
+typedef u64 (*rtg_post_t)(u64 r0, u64 saved, const struct bpf_call_hook_args *args,
+			  const struct rtg_site *site);
+
+u64 rtg_passthrough_post(u64 r0, u64 saved, const struct bpf_call_hook_args *args,
+			 const struct rtg_site *site);
 
 /* rtguard_trace.c */
-#define RTG_TRACE_SLOTS	64	/* calls in flight per CPU before a record is lost */
-
-/**
- * struct rtg_trace_slot - a traced call in flight, between its two hooks
- * @seq: the call's sequence number on its CPU, 0 while being written
- * @start: rtg_clock() before the call
- * @args: the five argument registers
- */
-struct rtg_trace_slot {
-	u64 seq;
-	u64 start;
-	u64 args[MAX_BPF_FUNC_REG_ARGS];
-};
-
 /*
  * calls a record of the rtg_call event carries at most: 1,152 bytes, in
  * one ring buffer page, and, in the usual case, whose text fits in the
@@ -585,13 +578,12 @@ const char *rtg_trace_print(struct trace_seq *p, const void *recs, u32 nr);
 void rtg_trace_init(void);
 void rtg_trace_exit(void);
 void rtg_trace_flush_all(void);
-long rtg_trace_begin(const struct rtg_site *site, u64 r1, u64 r2, u64 r3,
-		     u64 r4, u64 r5);
-void rtg_trace_end(long token, const struct rtg_site *site, u64 ret);
-u64 rtg_trace_post(u64 r0, u64 saved, u64 token, const struct rtg_site *site);
+void rtg_trace_call(const struct bpf_call_hook_args *args, const struct rtg_site *site,
+		    u64 ret);
+u64 rtg_trace_post(u64 r0, u64 saved, const struct bpf_call_hook_args *args,
+		   const struct rtg_site *site);
 void rtg_trace_run(const struct rtg_run *run, u64 ret);
 void rtg_trace_stop_release(const struct rtg_site *acq, u64 obj);
-u64 rtg_trace_lost(void);
 int rtg_trace_reg(void);
 void rtg_trace_unreg(void);
 int rtg_hold_trace_reg(void);
@@ -807,7 +799,6 @@ int rtg_watchdog_init(void);
 void rtg_watchdog_exit(void);
 
 /* rtguard_track.c: the hooks, and the choice between them */
-long rtg_pre_trace(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site);
 long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site,
 	     u64 r6, u64 r7, u64 r8, u64 r9, u64 fp);
 u32 rtg_track_prog_verified(struct bpf_prog *prog, bool capable,

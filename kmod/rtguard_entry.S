@@ -26,29 +26,14 @@
 .endm
 
 /*
- * long rtg_pre_entry(void)
+ * long rtg_pre_track_entry(void)
  *
  * In:  the five BPF argument registers (rdi, rsi, rdx, rcx, r8), and the
  *      struct rtg_site of the call in r9.
- * Out: rax as rtg_pre_trace() returns it; rdi, rsi, rdx, rcx and r8
+ * Out: rax as rtg_pre() returns it; rdi, rsi, rdx, rcx and r8
  *      unchanged, so that the JIT can make the original call right after.
  *
- * The entry of traced calls of untracked programs: rtg_pre_trace()
- * receives them as its six arguments.
- */
-SYM_FUNC_START(rtg_pre_entry)
-	FRAME_BEGIN
-	SAVE_ARGS
-	call	rtg_pre_trace
-	RESTORE_ARGS
-	FRAME_END
-	RET
-SYM_FUNC_END(rtg_pre_entry)
-
-/*
- * long rtg_pre_track_entry(void)
- *
- * The same for the calls of tracked programs: rtg_pre() receives the six
+ * The entry of the calls of tracked programs: rtg_pre() receives the six
  * and, as its seventh to eleventh arguments, BPF R6-R9 (rbx, r13, r14,
  * r15) and R10 (rbp) of the calling frame. It may leave the program
  * (bpf_call_hook_unwind()): the unwinder then finds this frame through

@@ -146,11 +146,13 @@ static bool rtg_select(void *data, struct bpf_prog *prog,
 		site->tprog = image->tprog;
 		rtg_track_select(site, info, hook);
 	} else if (image->mode == RTG_IMAGE_TRACE) {
-		/* while nothing reads the event, the call is made alone */
-		hook->pre = rtg_pre_entry;
+		/*
+		 * while nothing reads the event, the call is made alone; else
+		 * the JIT saves its arguments for the post hook, which records it
+		 */
 		hook->pre_flag = &rtg_slow;
 		hook->post = rtg_trace_post;
-		hook->pass_token = true;
+		hook->pass_args = true;
 		hook->plain_when_clear = true;
 	} else {
 		site->count = image->counts + image->nr_sites;

@@ -10,7 +10,7 @@
  * rtg_passthrough_post() - count a helper or kfunc call
  * @r0: the result of the call
  * @saved: unused
- * @token: unused (pass-through sites have no pre hook)
+ * @args: unused (pass-through sites save no arguments)
  * @site: the call site
  *
  * Called by JIT compiled programs right after the function @site calls,
@@ -21,7 +21,8 @@
  *
  * Return: @r0.
  */
-u64 rtg_passthrough_post(u64 r0, u64 saved, u64 token, const struct rtg_site *site)
+u64 rtg_passthrough_post(u64 r0, u64 saved, const struct bpf_call_hook_args *args,
+			 const struct rtg_site *site)
 {
 	this_cpu_inc(*site->count);
 	return r0;

@@ -33,8 +33,7 @@ enum rtg_rec_kind {
  * @ret: the result
  * @end: rtg_clock() right after the call
  * @cycles: the call's duration, in rtg_clock() cycles
- * @site: the site's number (debugfs bpf_rtguard/sites), 0 when later
- *	calls on the CPU overwrote the arguments before they were copied
+ * @site: the site's number (debugfs bpf_rtguard/sites)
  * @pid: the task that made the call
  * @kind: &enum rtg_rec_kind
  */

@@ -112,7 +112,8 @@ struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main)
 	tp->nslots = (main->call_hook_run_size - sizeof(struct rtg_run)) /
 		     sizeof(struct rtg_held);
 	tp->trace_only = main->call_hook_flags & RTG_TRACE_ONLY;
-	tp->trace_runs = main->call_hook_flags & BPF_CALL_HOOK_EXIT_ON_FLAG;
+	tp->trace_runs = main->call_hook_flags &
+			 (BPF_CALL_HOOK_EXIT_ON_FLAG | BPF_CALL_HOOK_RUNS_ON_FLAG);
 	tp->described = !tp->trace_only && rtg_held_prog_described(main);
 	refcount_set(&tp->images, 1);
 	list_add_tail(&tp->node, &rtg_progs);

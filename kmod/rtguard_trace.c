@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bpf_rtguard: debug mode, an strace for BPF programs. Around each call
- * of a traced program, the pre hook notes the arguments and the start
- * time and the post hook records the call; calls reach the trace buffer
- * as rtg_call events of up to RTG_TRACE_BATCH calls of one CPU.
+ * bpf_rtguard: debug mode, an strace for BPF programs. Before each call
+ * of a traced program the JIT saves its arguments and the time on the
+ * stack (struct bpf_call_hook_args), and the post hook records the call;
+ * calls reach the trace buffer as rtg_call events of up to
+ * RTG_TRACE_BATCH calls of one CPU.
  *
  * A call is kept as only what changes from call to call (struct
  * rtg_call_rec): the site's number, the arguments, the result, its end
@@ -12,28 +13,13 @@
  * bpf_rtguard/sites; names and types come from BTF. Times are in cycles
  * of the CPU's TSC (one instruction at each end; a run does not move
  * between CPUs); bpf_rtguard/stats has tsc_khz to turn them into time.
- * While the event is off, the JIT skips the pre hook and the post hook
- * returns at once.
+ * While the event is off, the JIT makes a traced call alone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/irq_work.h>
 
 #include "rtguard.h"
-
-/*
- * Calls in flight, taken round robin. A run does not move between CPUs,
- * but a preemptible one may let others run on its CPU in between, and an
- * interrupt may trace calls of its own: a slot is checked by sequence
- * number when the call ends.
- */
-struct rtg_trace_cpu {
-	u64 seq;
-	u64 lost;
-	struct rtg_trace_slot slot[RTG_TRACE_SLOTS];
-};
-
-static DEFINE_PER_CPU(struct rtg_trace_cpu, rtg_trace_cpu);
 
 /*
  * Ended calls waiting to be written, RTG_TRACE_BATCH to a record: the
@@ -59,12 +45,9 @@ int rtg_trace_reg(void)
 {
 	int cpu;
 
-	/* nothing is lost while the event is off: count from now on */
-	for_each_possible_cpu(cpu) {
-		WRITE_ONCE(per_cpu(rtg_trace_cpu.lost, cpu), 0);
-		/* no traced call has ended since the event was last off */
+	/* no traced call has ended since the event was last off */
+	for_each_possible_cpu(cpu)
 		per_cpu(rtg_trace_batch.n, cpu) = 0;
-	}
 	rtg_slow_all(1);
 	return 0;
 }
@@ -90,36 +73,6 @@ void rtg_hold_trace_unreg(void)
 
 #define CREATE_TRACE_POINTS
 #include "rtguard_trace.h"
-
-/**
- * rtg_trace_begin() - note a traced call's arguments and start time
- * @site: the call site
- * @r1: BPF R1
- * @r2: BPF R2
- * @r3: BPF R3
- * @r4: BPF R4
- * @r5: BPF R5
- *
- * Return: the token rtg_trace_end() needs, always positive.
- */
-long rtg_trace_begin(const struct rtg_site *site, u64 r1, u64 r2, u64 r3,
-		     u64 r4, u64 r5)
-{
-	u64 seq = this_cpu_inc_return(rtg_trace_cpu.seq);
-	struct rtg_trace_slot *slot = this_cpu_ptr(&rtg_trace_cpu.slot[seq % RTG_TRACE_SLOTS]);
-
-	WRITE_ONCE(slot->seq, 0);
-	barrier();
-	slot->args[0] = r1;
-	slot->args[1] = r2;
-	slot->args[2] = r3;
-	slot->args[3] = r4;
-	slot->args[4] = r5;
-	barrier();
-	WRITE_ONCE(slot->seq, seq);
-	slot->start = rtg_clock();
-	return seq & LONG_MAX;
-}
 
 /* Write the batch of this CPU, whose busy the caller took. */
 static void rtg_trace_write(struct rtg_trace_batch *b)
@@ -169,71 +122,99 @@ void rtg_trace_flush_all(void)
 }
 
 /*
- * A complete record @r: the owner of the CPU's batch (@r its next entry)
- * counts it in and writes the batch when full; a writer that interrupted
- * the owner writes @r alone. In line: a traced call's post hook runs it.
+ * Count in the record the owner of this CPU's batch just wrote at its
+ * end: write the batch when full, or have it written soon. In line: a
+ * traced call's post hook runs it.
  */
-static __always_inline void rtg_trace_add(struct rtg_trace_batch *b,
-					  const struct rtg_call_rec *r, bool owner)
+static __always_inline void rtg_trace_add(struct rtg_trace_batch *b)
 {
-	if (unlikely(!owner))
-		trace_rtg_call(r, 1, rtg_clock());
-	else if (++b->n == RTG_TRACE_BATCH)
+	if (++b->n == RTG_TRACE_BATCH)
 		rtg_trace_write(b);
 	else if (b->n == 1)
 		irq_work_queue(this_cpu_ptr(&rtg_trace_flush_work));
 }
 
-/**
- * rtg_trace_end() - record a traced call
- * @token: from rtg_trace_begin()
- * @site: the call site
- * @ret: the call's result
- */
-void rtg_trace_end(long token, const struct rtg_site *site, u64 ret)
+/* A record made while this CPU's batch has an owner it interrupted. */
+static void rtg_trace_alone(const struct rtg_call_rec *r)
 {
-	struct rtg_trace_slot *slot = this_cpu_ptr(&rtg_trace_cpu.slot[token % RTG_TRACE_SLOTS]);
-	struct rtg_call_rec alone, *r = &alone;
-	struct rtg_trace_batch *b;
-	u64 end = rtg_clock();
-	bool owner;
+	trace_rtg_call(r, 1, rtg_clock());
+}
 
-	/* taken again by later calls on this CPU while this one was in flight */
-	if (unlikely(READ_ONCE(slot->seq) != (u64)token)) {
-		this_cpu_inc(rtg_trace_cpu.lost);
-		return;
-	}
-	preempt_disable_notrace();
-	b = this_cpu_ptr(&rtg_trace_batch);
-	owner = this_cpu_inc_return(rtg_trace_batch.busy) == 1;
-	if (likely(owner))
-		r = &b->rec[b->n];
-	memcpy(r->args, slot->args, sizeof(r->args));
+static __always_inline void rtg_trace_fill(struct rtg_call_rec *r,
+					   const struct bpf_call_hook_args *args,
+					   const struct rtg_site *site, u64 ret, u64 end)
+{
+	memcpy(r->args, args->r, sizeof(r->args));
 	r->ret = ret;
 	r->end = end;
-	r->cycles = end - slot->start;
+	r->cycles = end - args->tsc;
+	r->site = site->trace_id;
 	r->pid = current->pid;
 	r->kind = RTG_REC_CALL;
-	barrier();
-	/* and again now that the arguments are copied */
-	r->site = READ_ONCE(slot->seq) == (u64)token ? site->trace_id : 0;
-	rtg_trace_add(b, r, owner);
+}
+
+static noinline void rtg_trace_call_alone(const struct bpf_call_hook_args *args,
+					  const struct rtg_site *site, u64 ret, u64 end)
+{
+	struct rtg_call_rec r;
+
+	rtg_trace_fill(&r, args, site, ret, end);
+	rtg_trace_alone(&r);
+}
+
+/* Record a traced call; see rtg_trace_call(). */
+static __always_inline void __rtg_trace_call(const struct bpf_call_hook_args *args,
+					     const struct rtg_site *site, u64 ret)
+{
+	struct rtg_trace_batch *b;
+	u64 end;
+
+	/* the event was turned on after the call took its in-line path */
+	if (!trace_rtg_call_enabled() || unlikely(!args))
+		return;
+	end = rtg_clock();
+	preempt_disable_notrace();
+	b = this_cpu_ptr(&rtg_trace_batch);
+	if (likely(this_cpu_inc_return(rtg_trace_batch.busy) == 1)) {
+		rtg_trace_fill(&b->rec[b->n], args, site, ret, end);
+		rtg_trace_add(b);
+	} else {
+		rtg_trace_call_alone(args, site, ret, end);
+	}
 	this_cpu_dec(rtg_trace_batch.busy);
 	preempt_enable_notrace();
+}
+
+/**
+ * rtg_trace_call() - record a traced call
+ * @args: its arguments and start, as the JIT saved them; NULL after a
+ *	table operation made in line
+ * @site: the call site
+ * @ret: the call's result
+ *
+ * Called by the post hooks of traced sites, which the JIT calls while
+ * rtg_slow is set on the CPU, for the event or for another reason: the
+ * event may be off. The call's duration includes its pre hook.
+ */
+void rtg_trace_call(const struct bpf_call_hook_args *args, const struct rtg_site *site,
+		    u64 ret)
+{
+	__rtg_trace_call(args, site, ret);
 }
 
 /* Add a record that is not a call's to this CPU's batch. */
 static void rtg_trace_record(const struct rtg_call_rec *r)
 {
 	struct rtg_trace_batch *b;
-	bool owner;
 
 	preempt_disable_notrace();
 	b = this_cpu_ptr(&rtg_trace_batch);
-	owner = this_cpu_inc_return(rtg_trace_batch.busy) == 1;
-	if (likely(owner))
+	if (likely(this_cpu_inc_return(rtg_trace_batch.busy) == 1)) {
 		b->rec[b->n] = *r;
-	rtg_trace_add(b, owner ? &b->rec[b->n] : r, owner);
+		rtg_trace_add(b);
+	} else {
+		rtg_trace_alone(r);
+	}
 	this_cpu_dec(rtg_trace_batch.busy);
 	preempt_enable_notrace();
 }
@@ -313,33 +294,14 @@ void rtg_trace_exit(void)
  * rtg_trace_post() - the post hook of a traced call that tracks nothing
  * @r0: the result
  * @saved: unused
- * @token: the pre hook's token; 0 when the event was off
+ * @args: the call's arguments, as the JIT saved them
  * @site: the call site
  *
  * Return: @r0.
  */
-u64 rtg_trace_post(u64 r0, u64 saved, u64 token, const struct rtg_site *site)
+u64 rtg_trace_post(u64 r0, u64 saved, const struct bpf_call_hook_args *args,
+		   const struct rtg_site *site)
 {
-	if (unlikely((long)token > 0))
-		rtg_trace_end(token, site, r0);
+	__rtg_trace_call(args, site, r0);
 	return r0;
-}
-
-/**
- * rtg_trace_lost() - traced calls whose record was lost
- *
- * Calls that ended after later calls on their CPU had taken their slot
- * (more than RTG_TRACE_SLOTS in flight), since the event was last turned
- * on. Records the trace buffer itself dropped are counted by the buffer.
- *
- * Return: the number, summed over all CPUs.
- */
-u64 rtg_trace_lost(void)
-{
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu(rtg_trace_cpu.lost, cpu));
-	return sum;
 }

@@ -68,8 +68,7 @@ static atomic_t rtg_trace_ids = ATOMIC_INIT(0);
 
 /*
  * A number for a new traced call site or run: not given to another since
- * the module was loaded, never 0 (a record whose arguments were
- * overwritten has site 0).
+ * the module was loaded, never 0 (a run not named).
  */
 static u32 rtg_trace_new_id(void)
 {
@@ -329,10 +328,6 @@ static void rtg_print_call(struct trace_seq *p, const struct rtg_call_rec *r)
 				 r->args[0], n ? n->prog : "-",
 				 site ? site->insn_idx : 0, n ? n->func : "-", r->pid);
 		return;
-	}
-	if (!r->site) {
-		trace_seq_puts(p, "(a call whose arguments later calls overwrote)");
-		goto tail;
 	}
 	if (!site) {
 		trace_seq_printf(p, "site %u (program unloaded)", r->site);

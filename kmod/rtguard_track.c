@@ -22,28 +22,6 @@
 #include "rtguard_trace.h"
 
 /**
- * rtg_pre_trace() - the slow path before a traced call of an untracked program
- * @r1: BPF R1
- * @r2: BPF R2
- * @r3: BPF R3
- * @r4: BPF R4
- * @r5: BPF R5
- * @site: the call site
- *
- * Called through rtg_pre_entry() while rtg_slow is set: starts the
- * call's record.
- *
- * Return: the token of the call's record (0 for none), passed to the post
- * hook.
- */
-long rtg_pre_trace(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site)
-{
-	if ((site->flags & RTG_SITE_TRACE) && trace_rtg_call_enabled())
-		return rtg_trace_begin(site, r1, r2, r3, r4, r5);
-	return 0;
-}
-
-/**
  * rtg_pre() - the slow path before a call of a tracked program
  * @r1: BPF R1
  * @r2: BPF R2
@@ -61,11 +39,9 @@ long rtg_pre_trace(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site
  * before every bpf_dynptr_clone() call. Compares the verifier's
  * description of what the run holds with its table in checking mode,
  * stops the current run if the watchdog marked it (and then may not
- * return), follows a clone of a dynptr the run holds, and starts the
- * call's record in debug mode.
+ * return), and follows a clone of a dynptr the run holds.
  *
- * Return: a negative value to skip the call (R0 = 0), else the token of
- * the call's record (0 for none), passed to the post hook.
+ * Return: a negative value to skip the call (R0 = 0), else 0.
  */
 long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site,
 	     u64 r6, u64 r7, u64 r8, u64 r9, u64 fp)
@@ -89,7 +65,7 @@ long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site
 		if (run)
 			rtg_run_clone(run, site, r1, r2);
 	}
-	return rtg_pre_trace(r1, r2, r3, r4, r5, site);
+	return 0;
 }
 
 /* Hold @obj; the trace event costs a patched-out branch while off. */
@@ -111,13 +87,13 @@ static __always_inline void rtg_give_back(struct rtg_run *run,
 		trace_rtg_release(site, obj, acquired);
 }
 
-/* End of every post hook: finish the call's record, if one was started. */
-static __always_inline u64 rtg_post_done(u64 r0, u64 token,
+/* End of every post hook: record the call, at a traced site. */
+static __always_inline u64 rtg_post_done(u64 r0, const struct bpf_call_hook_args *args,
 					 const struct rtg_site *site)
 {
-	/* the token is only passed to traced sites */
-	if (unlikely(site->flags & RTG_SITE_TRACE) && (long)token > 0)
-		rtg_trace_end(token, site, r0);
+	/* the JIT saves the arguments of traced sites only */
+	if (unlikely(site->flags & RTG_SITE_TRACE))
+		rtg_trace_call(args, site, r0);
 	return r0;
 }
 
@@ -125,7 +101,7 @@ static __always_inline u64 rtg_post_done(u64 r0, u64 token,
  * rtg_acquire_post() - hold what an acquiring call returned
  * @r0: the result, the object acquired or NULL
  * @saved: unused
- * @token: the pre hook's token
+ * @args: the call's saved arguments (traced sites)
  * @site: the call site
  *
  * Called only when the JIT's in-line push was not taken (rtg_slow
@@ -135,33 +111,35 @@ static __always_inline u64 rtg_post_done(u64 r0, u64 token,
  *
  * Return: @r0.
  */
-static u64 rtg_acquire_post(u64 r0, u64 saved, u64 token,
+static u64 rtg_acquire_post(u64 r0, u64 saved,
+			    const struct bpf_call_hook_args *args,
 			    const struct rtg_site *site)
 {
 	struct rtg_run *run = rtg_current_run(site);
 
 	if (r0 && run)
 		rtg_hold(run, site, r0);
-	return rtg_post_done(r0, token, site);
+	return rtg_post_done(r0, args, site);
 }
 
 /**
  * rtg_release_post_slow() - forget what a releasing call gave back, in general
  * @r0: the result
  * @saved: BPF R1 before the call, the object released
- * @token: the pre hook's token
+ * @args: the call's saved arguments (traced sites)
  * @site: the call site
  *
  * Return: @r0.
  */
-static noinline u64 rtg_release_post_slow(u64 r0, u64 saved, u64 token,
+static noinline u64 rtg_release_post_slow(u64 r0, u64 saved,
+					  const struct bpf_call_hook_args *args,
 					  const struct rtg_site *site)
 {
 	struct rtg_run *run = rtg_current_run(site);
 
 	if (run)
 		rtg_give_back(run, site, saved);
-	return rtg_post_done(r0, token, site);
+	return rtg_post_done(r0, args, site);
 }
 
 /* Entries below the top that the in-line release looks at. */
@@ -171,7 +149,7 @@ static noinline u64 rtg_release_post_slow(u64 r0, u64 saved, u64 token,
  * rtg_release_post() - forget what a releasing call gave back
  * @r0: the result
  * @saved: BPF R1 before the call, the object released
- * @token: the pre hook's token
+ * @args: the call's saved arguments (traced sites)
  * @site: the call site
  *
  * Called when the JIT's in-line pop was not taken (rtg_slow set)
@@ -181,7 +159,8 @@ static noinline u64 rtg_release_post_slow(u64 r0, u64 saved, u64 token,
  *
  * Return: @r0.
  */
-static u64 rtg_release_post(u64 r0, u64 saved, u64 token,
+static u64 rtg_release_post(u64 r0, u64 saved,
+			    const struct bpf_call_hook_args *args,
 			    const struct rtg_site *site)
 {
 	struct rtg_run *run = current->bpf_hook_run;
@@ -198,14 +177,14 @@ static u64 rtg_release_post(u64 r0, u64 saved, u64 token,
 			}
 		}
 	}
-	return rtg_release_post_slow(r0, saved, token, site);
+	return rtg_release_post_slow(r0, saved, args, site);
 }
 
 /**
  * rtg_release_dynptr_post() - forget a dynptr's record, given back
  * @r0: the result
  * @saved: BPF R1 before the call, the dynptr submitted or discarded
- * @token: the pre hook's token
+ * @args: the call's saved arguments (traced sites)
  * @site: the call site
  *
  * The record was reserved in one dynptr and may be given back through
@@ -213,7 +192,8 @@ static u64 rtg_release_post(u64 r0, u64 saved, u64 token,
  *
  * Return: @r0.
  */
-static u64 rtg_release_dynptr_post(u64 r0, u64 saved, u64 token,
+static u64 rtg_release_dynptr_post(u64 r0, u64 saved,
+				   const struct bpf_call_hook_args *args,
 				   const struct rtg_site *site)
 {
 	struct rtg_run *run = rtg_current_run(site);
@@ -224,19 +204,20 @@ static u64 rtg_release_dynptr_post(u64 r0, u64 saved, u64 token,
 		if (trace_rtg_release_enabled())
 			trace_rtg_release(site, saved, acquired);
 	}
-	return rtg_post_done(r0, token, site);
+	return rtg_post_done(r0, args, site);
 }
 
 /**
  * rtg_release_acquire_post() - forget argument 1, hold the result
  * @r0: the result, the object acquired or NULL
  * @saved: BPF R1 before the call, the object released
- * @token: the pre hook's token
+ * @args: the call's saved arguments (traced sites)
  * @site: the call site
  *
  * Return: @r0.
  */
-static u64 rtg_release_acquire_post(u64 r0, u64 saved, u64 token,
+static u64 rtg_release_acquire_post(u64 r0, u64 saved,
+				    const struct bpf_call_hook_args *args,
 				    const struct rtg_site *site)
 {
 	struct rtg_run *run = rtg_current_run(site);
@@ -246,14 +227,14 @@ static u64 rtg_release_acquire_post(u64 r0, u64 saved, u64 token,
 		if (r0)
 			rtg_hold(run, site, r0);
 	}
-	return rtg_post_done(r0, token, site);
+	return rtg_post_done(r0, args, site);
 }
 
 /**
  * rtg_hold_arg_post() - hold argument 1 (an iterator created, a lock taken)
  * @r0: the result
  * @saved: BPF R1 before the call
- * @token: the pre hook's token
+ * @args: the call's saved arguments (traced sites)
  * @site: the call site
  *
  * An iterator must be destroyed even when its constructor fails, so it is
@@ -261,26 +242,28 @@ static u64 rtg_release_acquire_post(u64 r0, u64 saved, u64 token,
  *
  * Return: @r0.
  */
-static u64 rtg_hold_arg_post(u64 r0, u64 saved, u64 token,
+static u64 rtg_hold_arg_post(u64 r0, u64 saved,
+			     const struct bpf_call_hook_args *args,
 			     const struct rtg_site *site)
 {
 	struct rtg_run *run = rtg_current_run(site);
 
 	if (run)
 		rtg_hold(run, site, saved);
-	return rtg_post_done(r0, token, site);
+	return rtg_post_done(r0, args, site);
 }
 
 /**
  * rtg_section_begin_post() - the run entered a section (RCU, preemption)
  * @r0: the result
  * @saved: unused
- * @token: the pre hook's token
+ * @args: the call's saved arguments (traced sites)
  * @site: the call site
  *
  * Return: @r0.
  */
-static u64 rtg_section_begin_post(u64 r0, u64 saved, u64 token,
+static u64 rtg_section_begin_post(u64 r0, u64 saved,
+				  const struct bpf_call_hook_args *args,
 				  const struct rtg_site *site)
 {
 	struct rtg_run *run = rtg_current_run(site);
@@ -295,19 +278,20 @@ static u64 rtg_section_begin_post(u64 r0, u64 saved, u64 token,
 		if (trace_rtg_acquire_enabled())
 			trace_rtg_acquire(site, site->section + 1, site);
 	}
-	return rtg_post_done(r0, token, site);
+	return rtg_post_done(r0, args, site);
 }
 
 /**
  * rtg_section_end_post() - the run left a section
  * @r0: the result
  * @saved: unused
- * @token: the pre hook's token
+ * @args: the call's saved arguments (traced sites)
  * @site: the call site
  *
  * Return: @r0.
  */
-static u64 rtg_section_end_post(u64 r0, u64 saved, u64 token,
+static u64 rtg_section_end_post(u64 r0, u64 saved,
+				const struct bpf_call_hook_args *args,
 				const struct rtg_site *site)
 {
 	struct rtg_run *run = rtg_current_run(site);
@@ -324,14 +308,14 @@ static u64 rtg_section_end_post(u64 r0, u64 saved, u64 token,
 		if (trace_rtg_release_enabled())
 			trace_rtg_release(site, site->section + 1, held ? site : NULL);
 	}
-	return rtg_post_done(r0, token, site);
+	return rtg_post_done(r0, args, site);
 }
 
 /**
  * rtg_kptr_xchg_post() - a reference moved between the run and a map
  * @r0: the reference taken out of the map, or NULL
  * @saved: BPF R2 before the call, the reference given to the map, or NULL
- * @token: the pre hook's token
+ * @args: the call's saved arguments (traced sites)
  * @site: the call site
  *
  * What goes into the map is the map's from now on and leaves the run's
@@ -339,7 +323,8 @@ static u64 rtg_section_end_post(u64 r0, u64 saved, u64 token,
  *
  * Return: @r0.
  */
-static u64 rtg_kptr_xchg_post(u64 r0, u64 saved, u64 token,
+static u64 rtg_kptr_xchg_post(u64 r0, u64 saved,
+			      const struct bpf_call_hook_args *args,
 			      const struct rtg_site *site)
 {
 	struct rtg_run *run = rtg_current_run(site);
@@ -350,14 +335,14 @@ static u64 rtg_kptr_xchg_post(u64 r0, u64 saved, u64 token,
 		if (r0)
 			rtg_hold(run, site, r0);
 	}
-	return rtg_post_done(r0, token, site);
+	return rtg_post_done(r0, args, site);
 }
 
 /**
  * rtg_move_out_post() - an object moved into a bpf_list or rbtree
  * @r0: the result
  * @saved: the node argument before the call, inside the object
- * @token: the pre hook's token
+ * @args: the call's saved arguments (traced sites)
  * @site: the call site; @site->obj_off is the node's offset
  *
  * The collection owns the object from now on (or the kernel dropped it,
@@ -365,39 +350,41 @@ static u64 rtg_kptr_xchg_post(u64 r0, u64 saved, u64 token,
  *
  * Return: @r0.
  */
-static u64 rtg_move_out_post(u64 r0, u64 saved, u64 token,
+static u64 rtg_move_out_post(u64 r0, u64 saved,
+			     const struct bpf_call_hook_args *args,
 			     const struct rtg_site *site)
 {
 	struct rtg_run *run = rtg_current_run(site);
 
 	if (run)
 		rtg_give_back(run, site, saved - site->obj_off);
-	return rtg_post_done(r0, token, site);
+	return rtg_post_done(r0, args, site);
 }
 
 /**
  * rtg_move_in_post() - an object came out of a bpf_list or rbtree
  * @r0: the node inside the object, or NULL
  * @saved: unused
- * @token: the pre hook's token
+ * @args: the call's saved arguments (traced sites)
  * @site: the call site; @site->obj_off is the node's offset
  *
  * The run holds the object, which bpf_obj_drop() gives back.
  *
  * Return: @r0.
  */
-static u64 rtg_move_in_post(u64 r0, u64 saved, u64 token,
+static u64 rtg_move_in_post(u64 r0, u64 saved,
+			    const struct bpf_call_hook_args *args,
 			    const struct rtg_site *site)
 {
 	struct rtg_run *run = rtg_current_run(site);
 
 	if (r0 && run)
 		rtg_hold(run, site, r0 - site->obj_off);
-	return rtg_post_done(r0, token, site);
+	return rtg_post_done(r0, args, site);
 }
 
 static const struct {
-	void *post;
+	rtg_post_t post;
 	bool saves_arg;		/* the post hook needs the argument of its role */
 	bool releases;		/* its function can release on the watchdog's behalf */
 	bool consumes;		/* the call takes an argument away from the program */
@@ -458,8 +445,9 @@ static u32 rtg_prog_calls(const struct bpf_prog *prog, u32 *clones)
  * now too (rtg_stop_policy_verified()). Every image of it follows this.
  *
  * The runs of a program in debug mode are recorded as they return: a
- * tracked one's, and, bracketed for that alone (RTG_TRACE_ONLY), an
- * untracked one's.
+ * tracked one's, and, bracketed for that alone (RTG_TRACE_ONLY) and only
+ * when they begin while a call on their CPU would be slow (the event is
+ * on), an untracked one's.
  *
  * Return: BPF_CALL_HOOK_* flags.
  */
@@ -472,8 +460,9 @@ u32 rtg_track_prog_verified(struct bpf_prog *prog, bool capable,
 	if (!READ_ONCE(rtg_track) || !capable || !rtg_prog_calls(prog, &clones)) {
 		if (!runs)
 			return 0;
+		/* and only the runs that begin while the event is on */
 		prog->aux->call_hook_run_size = rtg_run_size(0);
-		return BPF_CALL_HOOK_RUNS | runs | RTG_TRACE_ONLY;
+		return BPF_CALL_HOOK_RUNS | BPF_CALL_HOOK_RUNS_ON_FLAG | RTG_TRACE_ONLY;
 	}
 	/*
 	 * A dynptr clone shares the reference of the dynptr it clones, which
@@ -545,7 +534,7 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 	    !(info && info->btf && (info->kfunc_flags & KF_RELEASE)))
 		site->flags |= RTG_SITE_SKIP;
 	hook->may_skip = site->flags & RTG_SITE_SKIP;
-	hook->pass_token = site->flags & RTG_SITE_TRACE;
+	hook->pass_args = site->flags & RTG_SITE_TRACE;
 	hook->post = rtg_roles[site->role].post;
 	hook->save_reg = rtg_roles[site->role].saves_arg ? facts.arg : 0;
 	/* the common cases are done in line while no call is slow */

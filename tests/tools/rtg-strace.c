@@ -36,8 +36,7 @@
  * buffer holds and exits; with -f it follows until interrupted or for -t
  * seconds. -c prints a summary per function instead of the calls, -j
  * one JSON object per call, -o writes to FILE. Lost records (dropped by
- * the trace buffer, or by bpf_rtguard when more calls than it keeps were
- * in flight on a CPU) are always reported on stderr:
+ * the trace buffer) are always reported on stderr:
  *
  *   rtg-strace: 17 calls, 0 records lost
  *
@@ -589,7 +588,7 @@ struct record {
 
 static struct record *recs;
 static size_t nr_recs, max_recs;
-static unsigned long long lost_rb, torn;
+static unsigned long long lost_rb;
 static bool lost_rb_unknown;
 
 static unsigned long long get_uint(const unsigned char *data, struct field f)
@@ -1305,10 +1304,6 @@ static void flush_records(void)
 		const struct record *r = &recs[i];
 		struct site *s;
 
-		if (!r->site) {
-			torn++;	/* its arguments were overwritten: lost */
-			continue;
-		}
 		s = find_site(r->site, reread);
 		if (!s) {
 			reread = false;	/* once per batch */
@@ -1684,7 +1679,6 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long long lost_module, lost;
 	const char *outfile = NULL;
 	bool follow = false, enabled = false;
 	pid_t child = 0, traced = 0;
@@ -1838,14 +1832,11 @@ int main(int argc, char **argv)
 	if (graph)
 		print_pending();
 	fflush(out);
-	lost_module = stat_value("trace_lost");
-	lost = lost_rb + torn + lost_module;
 	fprintf(stderr, "rtg-strace: %llu calls, %llu%s records lost\n", shown,
-		lost, lost_rb_unknown ? "+" : "");
-	if (lost || lost_rb_unknown)
-		fprintf(stderr, "rtg-strace: lost: %llu%s dropped by the trace buffer (a larger buffer_size_kb keeps more), %llu overwritten in flight, %llu not recorded by bpf_rtguard\n",
-			lost_rb, lost_rb_unknown ? "+" : "", torn, lost_module);
+		lost_rb, lost_rb_unknown ? "+" : "");
+	if (lost_rb || lost_rb_unknown)
+		fprintf(stderr, "rtg-strace: lost: dropped by the trace buffer (a larger buffer_size_kb keeps more)\n");
 	if (child)
 		return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-	return lost ? 3 : 0;
+	return lost_rb ? 3 : 0;
 }

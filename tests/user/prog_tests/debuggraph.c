@@ -180,3 +180,44 @@ out:
 	strace_stop();
 	debuggraph_bpf__destroy(skel);
 }
+
+/*
+ * An untracked program in debug mode is bracketed only for the runs that
+ * begin while the event is on (kernel patch 13): with the event off its
+ * runs arm no watchdog timer, though a limit is set; with it on, each of
+ * them is recorded.
+ */
+WITH_MODULE(test_debug_runs_on_event, "debug=flag watchdog_ms=1000");
+void test_debug_runs_on_event(void)
+{
+	struct debuggraph_bpf *skel = load_graph();
+	uint64_t w0 = 0, w1 = 0, w2 = 0;
+	int n, i, runs = 0;
+	char args[64], **lines;
+
+	if (!skel)
+		return;
+	strace_stop();
+	ASSERT_OK(stat_read("watchdog_wakeups", &w0), "watchdog_wakeups");
+	for (i = 0; i < 200; i++)
+		run_prog(skel->progs.debug_graph);
+	usleep(20 * 1000);
+	ASSERT_OK(stat_read("watchdog_wakeups", &w1), "watchdog_wakeups");
+	ASSERT_EQ(w1 - w0, 0, "timer expiries after 200 runs begun with the event off");
+
+	if (!ASSERT_OK(strace_start(), "enable the trace event"))
+		goto out;
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(run_prog(skel->progs.debug_graph), 7, "run debug_graph");
+	usleep(20 * 1000);
+	ASSERT_OK(stat_read("watchdog_wakeups", &w2), "watchdog_wakeups");
+	ASSERT_GT(w2 - w1, 0, "timer expiries after runs begun with the event on");
+	snprintf(args, sizeof(args), "-g -p %u", prog_id_of(skel->progs.debug_graph));
+	n = strace_run(args, &lines, NULL);
+	for (i = 0; i < n; i++)
+		runs += !strncmp(text_of(lines[i]), "debug_graph() {", 15) && depth_of(lines[i]) == 0;
+	ASSERT_EQ(runs, 3, "runs recorded: those begun with the event on");
+out:
+	strace_stop();
+	debuggraph_bpf__destroy(skel);
+}

@@ -196,6 +196,13 @@ struct decoded {
 	uint32_t to_module;	/* direct calls of bpf_rtguard's entry points */
 	uint32_t to_module_off;	/* ... that miss the start of a function */
 	uint32_t subprog;	/* bpf-to-bpf calls */
+	uint32_t saves;		/* arguments saved for a post hook, in line */
+};
+
+/* push rdi ; rdtsc ; shl rdx, 32 ; or rax, rdx ; push rax ; mov rdx, [rsp + 24] */
+static const uint8_t save_args_seq[] = {
+	0x57, 0x0f, 0x31, 0x48, 0xc1, 0xe2, 0x20, 0x48, 0x09, 0xd0, 0x50,
+	0x48, 0x8b, 0x54, 0x24, 0x18,
 };
 
 /*
@@ -221,6 +228,11 @@ static void decode(const struct jit_image *im, const uint64_t *func, int nsites,
 	for (f = 0; f < im->nfuncs; f++) {
 		const uint8_t *b = im->bytes + off;
 
+		for (p = 0; p + 5 <= im->len[f]; p++) {
+			if (p + sizeof(save_args_seq) <= im->len[f] &&
+			    !memcmp(b + p, save_args_seq, sizeof(save_args_seq)))
+				d->saves++;
+		}
 		for (p = 0; p + 5 <= im->len[f]; p++) {
 			bool thunk = p + 9 <= im->len[f] && b[p] == 0xf3 && b[p + 1] == 0x0f &&
 				     b[p + 2] == 0x1e && b[p + 3] == 0xfa && b[p + 4] == 0xe9;
@@ -262,7 +274,8 @@ static void decode(const struct jit_image *im, const uint64_t *func, int nsites,
  * so this is shown by decoding, and the module's own code is checked on
  * the host (scripts/check-indirect.sh).
  */
-static void hooked_image(const char *params, bool tracked, int hooks_per_site)
+static void hooked_image(const char *params, bool tracked, int hooks_per_site,
+			 bool saves_args)
 {
 	uint64_t func[16];
 	struct decoded d;
@@ -286,14 +299,16 @@ static void hooked_image(const char *params, bool tracked, int hooks_per_site)
 		if (d.to_thunk[k])
 			ASSERT_STREQ(im.site_func[k], "bpf_task_release", "function with an ENDBR entry");
 	}
-	/* a tracked image also calls run_enter and run_exit */
-	ASSERT_GE(d.to_module, (uint32_t)(hooks_per_site * n + (tracked ? 2 : 0)),
+	/* a bracketed image also calls run_arm and run_exit */
+	ASSERT_GE(d.to_module, (uint32_t)(hooks_per_site * n + (tracked || saves_args ? 2 : 0)),
 		  "direct calls of bpf_rtguard entry points");
+	/* a traced call's arguments are saved in line, for its post hook */
+	ASSERT_EQ(d.saves, saves_args ? (uint32_t)n : 0, "sites saving their arguments in line");
 	ASSERT_EQ(d.to_module_off, 0, "calls into bpf_rtguard that miss a function's start");
 	ASSERT_EQ(thunks, tracked ? 1 : 0, "ENDBR entries (releases the watchdog may call)");
 	ASSERT_GE(d.subprog, 1, "bpf-to-bpf calls left");
-	printf("  %s: %d sites, each function called directly; %u direct calls of bpf_rtguard entry points; %d ENDBR entries\n",
-	       params, n, d.to_module, thunks);
+	printf("  %s: %d sites, each function called directly; %u direct calls of bpf_rtguard entry points; %u argument saves; %d ENDBR entries\n",
+	       params, n, d.to_module, d.saves, thunks);
 	free(im.bytes);
 out:
 	ASSERT_OK(mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
@@ -302,11 +317,11 @@ out:
 void test_jit_direct_calls(void)
 {
 	if (test__start_subtest("passthrough"))
-		hooked_image("hook_all=1", false, 1);	/* post */
+		hooked_image("hook_all=1", false, 1, false);	/* post */
 	if (test__start_subtest("debug"))
-		hooked_image("debug=all", false, 2);	/* pre, post */
+		hooked_image("debug=all", false, 1, true);	/* post, arguments saved */
 	if (test__start_subtest("tracked"))
-		hooked_image("track=1", true, 1);	/* pre; posts where they hold */
+		hooked_image("track=1", true, 1, false);	/* pre; posts where they hold */
 }
 
 /*
