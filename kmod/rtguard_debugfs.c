@@ -84,12 +84,18 @@ static void rtg_site_names_show(struct seq_file *m, const struct rtg_site *site)
 {
 	const struct rtg_call_names *n = site->names;
 
+	u8 i;
+
 	if (!n) {
-		seq_puts(m, " call=- map=- map_type=- proto=-\n");
+		seq_puts(m, " call=- map=- map_type=- args=- proto=-\n");
 		return;
 	}
-	seq_printf(m, " call=%s map=%s map_type=%s", n->func, n->map[0] ? n->map : "-",
+	seq_printf(m, " call=%s map=%s map_type=%s args=", n->func, n->map[0] ? n->map : "-",
 		   n->map[0] ? n->map_type : "-");
+	for (i = 0; i < site->nr_args; i++)
+		seq_printf(m, "%s%s", i ? "," : "", n->arg[i][0] ? n->arg[i] : "-");
+	if (!site->nr_args)
+		seq_putc(m, '-');
 	if (n->proto)
 		seq_printf(m, " proto=%s(%s)\n", n->proto->ret, n->proto->params);
 	else
@@ -103,7 +109,8 @@ static void rtg_site_names_show(struct seq_file *m, const struct rtg_site *site)
  * the kfunc's BTF id; the masks have bit n set for argument n; call is
  * the helper or kfunc the program calls (for a helper the verifier
  * turned into a map type's function, the helper), map the map a map
- * helper is called with, proto a helper's prototype as the kernel's UAPI
+ * helper is called with, args the names of its arguments ("-" for one
+ * not known), proto a helper's prototype as the kernel's UAPI
  * header documents it. A program whose runs are recorded has a line of
  * kind=run: the number its run records carry. The sites of programs
  * freed lately stay listed, with prog=0 (rtg_trace_retire()).
@@ -117,7 +124,7 @@ static void rtg_image_sites_show(struct seq_file *m, const struct rtg_image *ima
 
 	/* the number the records of its runs carry */
 	if (image->run_id)
-		seq_printf(m, "site=%u prog=%u name=%s insn=0 func=- module=- kind=run id=0 nargs=0 ptr=0 signed=0 int32=0 ret_size=8 ret_ptr=0 ret_signed=1 may_be_null=0 call=- map=- map_type=- proto=-\n",
+		seq_printf(m, "site=%u prog=%u name=%s insn=0 func=- module=- kind=run id=0 nargs=0 ptr=0 signed=0 int32=0 ret_size=8 ret_ptr=0 ret_signed=1 may_be_null=0 call=- map=- map_type=- args=- proto=-\n",
 			   image->run_id, prog_id, image->prog_name);
 	for (i = 0; i < image->nr_sites; i++) {
 		const struct rtg_site *site = &image->sites[i];
@@ -150,7 +157,7 @@ static int rtg_sites_show(struct seq_file *m, void *v)
 {
 	struct rtg_image *image;
 
-	seq_puts(m, "# site=N prog=ID name=NAME insn=N func=FUNCTION module=MODULE kind=helper|kfunc|unknown|run id=N nargs=N ptr=MASK signed=MASK int32=MASK ret_size=BYTES ret_ptr=0|1 ret_signed=0|1 may_be_null=0|1 call=NAME map=NAME|- map_type=TYPE|- proto=RESULT(PARAMETERS)|-\n");
+	seq_puts(m, "# site=N prog=ID name=NAME insn=N func=FUNCTION module=MODULE kind=helper|kfunc|unknown|run id=N nargs=N ptr=MASK signed=MASK int32=MASK ret_size=BYTES ret_ptr=0|1 ret_signed=0|1 may_be_null=0|1 call=NAME map=NAME|- map_type=TYPE|- args=NAME,...|- proto=RESULT(PARAMETERS)|-\n");
 	mutex_lock(&rtg_images_lock);
 	list_for_each_entry(image, &rtg_images, node)
 		rtg_image_sites_show(m, image, rtg_main_aux(image)->id);

@@ -253,6 +253,7 @@ out_pairing:
 	rtg_pairing_exit();
 out_debugfs:
 	rtg_debugfs_exit();
+	rtg_trace_exit();
 	return err;
 }
 

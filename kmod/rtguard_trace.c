@@ -52,9 +52,15 @@ int rtg_trace_reg(void)
 	return 0;
 }
 
-/* ... and off. */
+/*
+ * ... and off: the calls still batched are written first, while the
+ * tracepoint still has its probe, for a recorder that turns the event
+ * off as its command ends (trace-cmd record CMD) and reads what the
+ * buffer holds then.
+ */
 void rtg_trace_unreg(void)
 {
+	rtg_trace_flush_all();
 	rtg_slow_all(-1);
 }
 
@@ -268,6 +274,31 @@ void rtg_trace_stop_release(const struct rtg_site *acq, u64 obj)
 		rtg_trace_record(&r);
 }
 
+/*
+ * A recorder that runs a command and turns tracing off as soon as it
+ * exits (trace-cmd record CMD) would miss the command's last calls, which
+ * wait in their CPU's batch until its next tick: while the event is on,
+ * a task's exit writes every batch that holds a call.
+ */
+static struct tracepoint *rtg_exit_tp;
+
+static void rtg_trace_find_exit_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_exit"))
+		rtg_exit_tp = tp;
+}
+
+static bool rtg_trace_batch_waits(int cpu, void *unused)
+{
+	return READ_ONCE(per_cpu(rtg_trace_batch.n, cpu));
+}
+
+static void rtg_trace_task_exit(void *data, struct task_struct *p)
+{
+	if (trace_rtg_call_enabled())
+		on_each_cpu_cond(rtg_trace_batch_waits, rtg_trace_flush_ipi, NULL, 1);
+}
+
 /**
  * rtg_trace_init() - set up each CPU's flush, before anything is traced
  */
@@ -277,6 +308,12 @@ void rtg_trace_init(void)
 
 	for_each_possible_cpu(cpu)
 		per_cpu(rtg_trace_flush_work, cpu) = IRQ_WORK_INIT_LAZY(rtg_trace_flush_work_fn);
+	for_each_kernel_tracepoint(rtg_trace_find_exit_tp, NULL);
+	if (!rtg_exit_tp ||
+	    tracepoint_probe_register(rtg_exit_tp, rtg_trace_task_exit, NULL)) {
+		pr_warn("no flush at task exit: a traced command's last calls wait for a tick\n");
+		rtg_exit_tp = NULL;
+	}
 }
 
 /**
@@ -286,6 +323,10 @@ void rtg_trace_exit(void)
 {
 	int cpu;
 
+	if (rtg_exit_tp) {
+		tracepoint_probe_unregister(rtg_exit_tp, rtg_trace_task_exit, NULL);
+		tracepoint_synchronize_unregister();
+	}
 	for_each_possible_cpu(cpu)
 		irq_work_sync(per_cpu_ptr(&rtg_trace_flush_work, cpu));
 }

@@ -37,6 +37,16 @@ initramfs_base() {	# initramfs_base ROOT [DIRS...]
 	install -m 755 "$TOP/initramfs/init" "$root/init"
 }
 
+# Copy the host's dynamically linked BIN into ROOT at the same path, with
+# the libraries and the loader it needs.
+initramfs_add_dynamic() {	# initramfs_add_dynamic ROOT BIN
+	local root=$1 bin=$2 lib
+	install -D -m 755 "$bin" "$root$bin"
+	for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do
+		[ -e "$root$lib" ] || install -D -m 755 "$lib" "$root$lib"
+	done
+}
+
 # Pack the tree ROOT into the gzipped cpio archive OUT.
 initramfs_pack() {	# initramfs_pack ROOT OUT
 	(cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) > "$2"

@@ -19,4 +19,6 @@ install -m 644 "$FOUT/modules/tests/kmod/rtg_testmod.ko" "$root/rtg/"
 ln -sf /usr/sbin/rtg-strace "$root/rtg/rtg-strace"
 ln -sf "/lib/modules/$(cat "$KOBJ/include/config/kernel.release")/extra/bpf_rtguard.ko" \
 	"$root/rtg/bpf_rtguard.ko"
+# trace-cmd, as Debian ships it, for the test of what it prints with the plugin
+initramfs_add_dynamic "$root" /usr/bin/trace-cmd
 initramfs_pack "$root" "$FOUT/initramfs.cpio.gz"

@@ -10,6 +10,9 @@ pkgs=(
 	clang-19 llvm-19
 	qemu-system-x86 busybox-static
 	rsync	# make selftests: the kernel's BPF selftests copy with it
+	# the guest's trace-cmd, and the headers of the plugin that lets it
+	# print debug-mode calls
+	trace-cmd libtraceevent-dev
 )
 
 missing=()

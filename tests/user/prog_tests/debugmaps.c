@@ -48,7 +48,7 @@ static const char *const dm_maps[] = {
  * The calls of one run of debug_maps, as text: call(args) = ret, with
  * the kernel's names (trace) or rtg-strace's typed values.
  */
-static void expect_map_calls(char **calls, int n, bool kernel)
+static void expect_map_calls(char **calls, int n, bool kernel, int pid)
 {
 	char want[160];
 	int m, k = 0;
@@ -76,7 +76,7 @@ static void expect_map_calls(char **calls, int n, bool kernel)
 			       "delete of %s: result", dm_maps[m]);
 		k++;
 	}
-	snprintf(want, sizeof(want), "bpf_task_from_pid(pid=%d) = ", getpid());
+	snprintf(want, sizeof(want), "bpf_task_from_pid(pid=%d) = ", pid);
 	ASSERT_PREFIX(calls[k], want, "kfunc with its argument's name");
 	ASSERT_PREFIX(calls[k + 1], "bpf_task_release(p=", "kfunc release");
 }
@@ -115,7 +115,7 @@ void test_debug_maps(void)
 		for (i = 0; i < n; i++)
 			printf("  trace: %s\n", lines[i]);
 		ASSERT_HAS_STR(n > 0 ? lines[0] : "", " pid=", "the task of each call");
-		expect_map_calls(after_site(lines, n), n, true);
+		expect_map_calls(after_site(lines, n), n, true, getpid());
 	}
 	if (test__start_subtest("rtg_strace")) {
 		n = strace_lines(prog_id_of(skel->progs.debug_maps), &lines, NULL);
@@ -123,7 +123,7 @@ void test_debug_maps(void)
 			printf("  %s\n", lines[i]);
 			calls[i] = (char *)strace_call(lines[i]);
 		}
-		expect_map_calls(calls, n, false);
+		expect_map_calls(calls, n, false, getpid());
 	}
 	if (test__start_subtest("trace_text_full")) {
 		/* full records: each event's text still fits in trace_pipe's page */
@@ -139,6 +139,62 @@ void test_debug_maps(void)
 out:
 	strace_stop();
 	debugmaps_bpf__destroy(skel);
+}
+
+/*
+ * The calls of debug_maps in a trace-cmd report: the text after each
+ * "debug_maps+INSN " (the event's first call follows its "rtg_call: ",
+ * the others are lines of their own). Returns how many.
+ */
+static int report_calls(const char *path, char **calls, int max)
+{
+	static char text[1 << 16];
+	char *line, *save = NULL, *p;
+	int n = 0;
+
+	snprintf(text, sizeof(text), "%s", file_read(path));
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		p = strstr(line, "debug_maps+");
+		if (!p || !(p = strchr(p, ' ')))
+			continue;
+		printf("  report: %s\n", line);
+		if (n < max)
+			calls[n] = p + 1;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * trace-cmd, as Debian ships it, records rtg_call raw and prints it with
+ * libtraceevent: without the plugin make install puts in libtraceevent's
+ * plugin directory it has only the event's fields; with it, each call as
+ * the kernel's trace file shows it. trace-cmd record CMD turns tracing
+ * off as soon as CMD exits: the exit writes the calls still batched.
+ */
+WITH_MODULE(test_debug_trace_cmd, "debug=all");
+void test_debug_trace_cmd(void)
+{
+	char *calls[DM_CALLS];
+	int n, round, pid;
+
+	strace_stop();
+	for (round = 0; round < 3; round++) {
+		ASSERT_EQ(WEXITSTATUS(system("trace-cmd record -e bpf_rtguard:rtg_call -o /tmp/rtg.dat "
+					     "/rtg/rtgtest --demo debug_loader_quick > /tmp/rtg-record.txt 2>&1")),
+			  0, "trace-cmd record CMD, round %d", round);
+		system("trace-cmd report -i /tmp/rtg.dat > /tmp/rtg-report.txt 2>&1");
+		n = report_calls("/tmp/rtg-report.txt", calls, DM_CALLS);
+		/* the loader's: debug_maps looks itself up */
+		pid = n > 0 && strstr(calls[0], " pid=") ? atoi(strstr(calls[0], " pid=") + 5) : 0;
+		ASSERT_GT(pid, 0, "the task of each call");
+		expect_map_calls(calls, n, true, pid);
+	}
+	system("trace-cmd report -N -i /tmp/rtg.dat > /tmp/rtg-raw.txt 2>&1");
+	ASSERT_HAS_STR(file_read("/tmp/rtg-raw.txt"), "rtg_call:", "without plugins, the events");
+	ASSERT_NO_STR(file_read("/tmp/rtg-raw.txt"), "bpf_map_update_elem(",
+		      "but no call decoded");
+	unlink("/tmp/rtg.dat");
 }
 
 /* rtg-strace -- CMD: the loader below, run by rtg-strace */
@@ -358,7 +414,7 @@ void test_debug_no_module(void)
 	expect_refused("-- /bin/true", 1, "rtg-strace: bpf_rtguard is not loaded");
 }
 
-/* make install put the module and rtg-strace where a user finds them. */
+/* make install put the module, rtg-strace and the plugin where a user finds them. */
 void test_debug_installed(void)
 {
 	struct utsname u;
@@ -369,4 +425,6 @@ void test_debug_installed(void)
 	ASSERT_OK(access(path, R_OK), "the module at %s", path);
 	ASSERT_EQ(WEXITSTATUS(system("rtg-strace --help | grep -q -- '-- CMD'")), 0,
 		  "rtg-strace in PATH, with its usage");
+	ASSERT_OK(access("/usr/lib/x86_64-linux-gnu/traceevent/plugins/plugin_bpf_rtguard.so", R_OK),
+		  "the plugin in libtraceevent's directory");
 }
