@@ -136,7 +136,7 @@ MODULE_PARM_DESC(hook_all,
 
 module_param_cb(track, &rtg_bool_ops, &rtg_track, 0644);
 MODULE_PARM_DESC(track,
-		 "Track what each run of programs JIT compiled while set holds: acquire and release calls are hooked (default: off)");
+		 "Track what each run holds of the programs verified while set, loaded with CAP_BPF and calling a helper or kfunc: every call is a place the watchdog can stop them (default: off)");
 
 bool rtg_describe = true;
 module_param_cb(describe, &rtg_bool_ops, &rtg_describe, 0644);
