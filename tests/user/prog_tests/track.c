@@ -192,6 +192,63 @@ void test_track_in_line(void)
 	track_bpf__destroy(skel);
 }
 
+/*
+ * A tracked program in debug mode with a run-time table (describe=0) and
+ * the event off: its calls take the JIT's in-line table path, and those
+ * the path cannot finish (d pushed onto a full table, releases out of
+ * order) reach the post hook with no saved arguments, through a path
+ * that keeps the stack as the saving path leaves it (kernel patch 14).
+ * 10,000 such runs end right and leak nothing; with the event on, each
+ * call is recorded with its arguments.
+ */
+WITH_MODULE(test_track_debug_in_line, "track=1 describe=0 check_held=0 debug=flag");
+void test_track_debug_in_line(void)
+{
+	struct track_bpf *skel = track_bpf__open();
+	uint64_t live0 = 0, live1 = 1;
+	static struct rtg_held h;
+	int i, n, bad = 0, gets = 0;
+	char **lines;
+	uint32_t id;
+
+	if (!ASSERT_OK_PTR(skel, "open track"))
+		return;
+	skel->bss->target_pid = getpid();
+	skel->bss->inner_pid = getpid();
+	prog_set_debug(skel->progs.track_orders);
+	if (!ASSERT_OK(track_bpf__load(skel), "load track")) {
+		track_bpf__destroy(skel);
+		return;
+	}
+	id = prog_id_of(skel->progs.track_orders);
+	if (ASSERT_OK(held_find(id, &h), "track_orders in held"))
+		ASSERT_EQ(h.slots, 3u, "slots of track_orders' table");
+	strace_stop();
+	ASSERT_OK(testmod_live(&live0), "live objects");
+	for (i = 0; i < 10000; i++)
+		bad += run_prog(skel->progs.track_orders) != 0;
+	ASSERT_EQ(bad, 0, "runs that failed, of 10000");
+	ASSERT_OK(testmod_live(&live1), "live objects");
+	ASSERT_EQ(live1, live0, "live objects after 10000 runs");
+	expect_clean("debug mode, in line", id);
+
+	if (ASSERT_OK(strace_start(), "enable the trace event")) {
+		ASSERT_EQ(run_prog(skel->progs.track_orders), 0, "run with the event on");
+		n = strace_lines(id, &lines, NULL);
+		for (i = 0; i < n; i++) {
+			printf("  %s\n", lines[i]);
+			gets += strstr(lines[i], "rtg_test_obj_get(") != NULL;
+		}
+		ASSERT_EQ(n, 8, "calls recorded");
+		ASSERT_EQ(gets, 4, "rtg_test_obj_get calls");
+		ASSERT_HAS_STR(n > 0 ? lines[0] : "", "rtg_test_obj_get(", "the first call");
+		ASSERT_HAS_STR(n > 0 ? lines[0] : "", "=1)", "its argument, as saved");
+		strace_stop();
+	}
+	expect_clean("debug mode, event on", id);
+	track_bpf__destroy(skel);
+}
+
 WITH_MODULE(test_track_snapshot, "track=1 check_held=1");
 void test_track_snapshot(void)
 {
