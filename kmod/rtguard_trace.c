@@ -40,7 +40,7 @@ struct rtg_trace_batch {
 
 static DEFINE_PER_CPU(struct rtg_trace_batch, rtg_trace_batch);
 
-/* The rtg_call event was turned on: traced calls take their pre hook. */
+/* The rtg_call event was turned on: traced calls take their hooked path. */
 int rtg_trace_reg(void)
 {
 	int cpu;
@@ -54,9 +54,8 @@ int rtg_trace_reg(void)
 
 /*
  * ... and off: the calls still batched are written first, while the
- * tracepoint still has its probe, for a recorder that turns the event
- * off as its command ends (trace-cmd record CMD) and reads what the
- * buffer holds then.
+ * tracepoint still has its probe, for a reader that turns the event off
+ * and then reads what the buffer holds.
  */
 void rtg_trace_unreg(void)
 {

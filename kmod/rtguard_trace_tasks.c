@@ -11,7 +11,8 @@
  *
  * A descendant is found by following real_parent from the loading task:
  * a process whose parent exited is reparented (to init or a subreaper)
- * and no longer counts.
+ * and counts only when that is in the tree (rtg-strace -- CMD traces
+ * itself and is the subreaper of what it runs).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -21,11 +21,11 @@
  * Records are read the way trace-cmd reads them: binary, from each CPU's
  * tracefs per_cpu/cpuN/trace_pipe_raw (ring buffer pages, laid out as
  * events/header_page says), the fields found at the offsets the event's
- * format file gives. A record carries up to 8 calls of one CPU, each
+ * format file gives. A record carries up to 16 calls of one CPU, each
  * only what changes per call (site number, arguments, result, end and
  * duration in TSC cycles, task): bpf_rtguard batches them, and writes
  * what waits when trace_flush is written, as rtg-strace does before it
- * reads, and on each watchdog tick (every 50 ms at most); what a site is
+ * reads, at the CPU's next tick, and when a task exits; what a site is
  * comes once from debugfs bpf_rtguard/sites, the names and types of
  * arguments and results from BTF (kfuncs: vmlinux or module BTF) or from
  * the helper's prototype bpf_rtguard lists there (the kernel's UAPI
@@ -57,6 +57,7 @@
 #include <dirent.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -1403,10 +1404,11 @@ static void usage(FILE *f)
 	      "    program loaded before cannot be traced. Needs bpf_rtguard loaded,\n"
 	      "    tracefs and debugfs mounted, and root.\n"
 	      "\n"
-	      "    -- CMD   run CMD; trace the programs it and its children load; exit\n"
+	      "    -- CMD   run CMD; trace the programs it and its descendants load\n"
+	      "             (reparented ones too: rtg-strace is their subreaper); exit\n"
 	      "             with its status\n"
-	      "    -P PID   trace the programs process PID and its children load from\n"
-	      "             now on, until it exits or rtg-strace is interrupted\n"
+	      "    -P PID   trace the programs process PID and its descendants load\n"
+	      "             from now on, until it exits or rtg-strace is interrupted\n"
 	      "    -f       follow: print calls as they come, until interrupted\n"
 	      "    -t SEC   follow for SEC seconds\n"
 	      "    -p ID    only the program with id ID (bpftool prog show)\n"
@@ -1592,8 +1594,12 @@ static void report_loaded(pid_t pid)
 }
 
 /*
- * Run argv, its programs loaded in debug mode: the child waits until the
- * kernel knows its pid before it runs the command.
+ * Run argv, its programs loaded in debug mode. The kernel traces the
+ * descendants of rtg-strace itself, which loads no program, and
+ * rtg-strace is their child subreaper: a process whose parent exits
+ * (a daemon's double fork) is reparented to rtg-strace, not to init, and
+ * stays traced. The child waits until the kernel knows before it runs
+ * the command.
  */
 static pid_t start_command(char **argv)
 {
@@ -1601,6 +1607,10 @@ static pid_t start_command(char **argv)
 	pid_t pid;
 	char c;
 
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1)) {
+		perror("rtg-strace: PR_SET_CHILD_SUBREAPER");
+		return -1;
+	}
 	if (pipe2(go, O_CLOEXEC)) {
 		perror("rtg-strace: pipe");
 		return -1;
@@ -1619,7 +1629,7 @@ static pid_t start_command(char **argv)
 		_exit(127);
 	}
 	close(go[0]);
-	if (trace_process(pid)) {
+	if (trace_process(getpid())) {
 		close(go[1]);
 		waitpid(pid, NULL, 0);
 		return -1;
@@ -1632,6 +1642,25 @@ static pid_t start_command(char **argv)
 	}
 	close(go[1]);
 	return pid;
+}
+
+/*
+ * Reap what ended of rtg-strace's children: the command, and processes
+ * reparented to rtg-strace. Returns whether the command ended (*status).
+ */
+static bool reap(pid_t child, int *status)
+{
+	bool ended = false;
+	pid_t p;
+	int st;
+
+	while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (p == child) {
+			*status = st;
+			ended = true;
+		}
+	}
+	return ended;
 }
 
 /* Turn the event on for the run, if it was off. Returns whether it was. */
@@ -1812,7 +1841,7 @@ int main(int argc, char **argv)
 	for (;;) {
 		drain();
 		flush_records();
-		if (child && waitpid(child, &status, WNOHANG) == child)
+		if (child && reap(child, &status))
 			break;
 		if (traced && kill(traced, 0) && errno == ESRCH)
 			break;

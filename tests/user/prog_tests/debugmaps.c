@@ -273,6 +273,17 @@ void test_debug_command(void)
 		ASSERT_PREFIX(line, "loader: prog ", "the loader ran under rtg-strace");
 		ASSERT_PREFIX(err, "rtg-strace: 14 calls, 0 records lost", "rtg-strace's count");
 	}
+	if (test__start_subtest("orphan")) {
+		/*
+		 * the loader's parent exits at once (a daemon's double fork):
+		 * it is reparented to rtg-strace, its subreaper, and stays traced
+		 */
+		st = strace_status("-- sh -c '(/rtg/rtgtest --demo debug_loader_quick &); sleep 2'",
+				   err, sizeof(err));
+		ASSERT_EQ(st, 0, "rtg-strace's status is the command's");
+		ASSERT_EQ(out_calls("debug_maps", line, sizeof(line)), DM_CALLS,
+			  "calls of the reparented loader");
+	}
 	if (test__start_subtest("quick_loader")) {
 		/* freed before rtg-strace looked: its sites stay listed */
 		st = strace_status("-- /rtg/rtgtest --demo debug_loader_quick", err, sizeof(err));
