@@ -91,8 +91,12 @@ static __always_inline void rtg_give_back(struct rtg_run *run,
 static __always_inline u64 rtg_post_done(u64 r0, const struct bpf_call_hook_args *args,
 					 const struct rtg_site *site)
 {
-	/* the JIT saves the arguments of traced sites only */
-	if (unlikely(site->flags & RTG_SITE_TRACE))
+	/*
+	 * the JIT saves the arguments of traced sites only; tested here, so
+	 * that a post hook a table program's call takes with the event off
+	 * makes no call for it
+	 */
+	if (unlikely(site->flags & RTG_SITE_TRACE) && trace_rtg_call_enabled())
 		rtg_trace_call(args, site, r0);
 	return r0;
 }
