@@ -124,8 +124,10 @@ enum rtg_section {
 
 #define RTG_MAX_RELEASE_FNS	16
 #define RTG_MAX_ACQ_SITES	32
+#define RTG_FN_NAME_LEN		48
 
 struct rtg_prog;
+struct rtg_release_slot;
 
 /**
  * struct rtg_site - one hooked helper or kfunc call of a program image
@@ -155,8 +157,8 @@ struct rtg_prog;
  * @verified_idx: the call's index as verified (&bpf_call_info.insn_idx,
  *	which &bpf_held_loc.acq_idx names), before any blinding
  * @names: for traced sites, what the call is called (rtguard_trace_names.c)
- * @stop_release: for acquiring sites, the call the watchdog makes to give
- *	the resource back, or "" when there is none (&rtg_fn_facts)
+ * @stop_slot: for acquiring sites, the function a stop gives the resource
+ *	back with (&rtg_fn_facts.stop_release), NULL when there is none
  */
 struct rtg_site {
 	void *func;
@@ -180,7 +182,18 @@ struct rtg_site {
 	const struct bpf_held_desc *held;
 	u32 verified_idx;
 	const struct rtg_call_names *names;
-	char stop_release[48];
+	const struct rtg_release_slot *stop_slot;
+};
+
+/**
+ * struct rtg_release_slot - a function a stop calls on a run's behalf
+ * @name: the function's name
+ * @site: a call site of the program whose thunk reaches the function,
+ *	NULL until one is JIT compiled (rtg_prog_add_release_fn())
+ */
+struct rtg_release_slot {
+	char name[RTG_FN_NAME_LEN];
+	const struct rtg_site *site;
 };
 
 /**
@@ -300,12 +313,15 @@ struct rtg_run {
  * @reported: runs it would have stopped, but the program is not stoppable
  * @stop_released: resources given back by stopped runs
  * @nr_release_fns: entries used in @release_fns
- * @release_fns: the release functions the program calls, by name, each
- *	with a site whose thunk reaches it, for the watchdog to call on a
- *	stopped run's behalf
+ * @release_fns: the functions a stop calls on a run's behalf, which the
+ *	acquiring sites point to (rtguard_run.c)
+ * @section_end: for each &enum rtg_section, the function that leaves it
  * @nr_acq_sites: entries used in @acq_sites
  * @acq_sites: the program's calls that acquire what the watchdog can give
  *	back, by their verified index, for reading descriptions
+ *	(rtguard_held.c)
+ * @lock_site: a bpf_spin_lock() call of the program, whose slot gives
+ *	back the lock a description names
  */
 struct rtg_prog {
 	struct list_head node;
@@ -327,12 +343,11 @@ struct rtg_prog {
 	atomic_long_t reported;
 	atomic_long_t stop_released;
 	u32 nr_release_fns;
-	struct {
-		char name[48];
-		const struct rtg_site *site;
-	} release_fns[RTG_MAX_RELEASE_FNS];
+	struct rtg_release_slot release_fns[RTG_MAX_RELEASE_FNS];
+	const struct rtg_release_slot *section_end[RTG_NR_SECTIONS];
 	u32 nr_acq_sites;
 	const struct rtg_site *acq_sites[RTG_MAX_ACQ_SITES];
+	const struct rtg_site *lock_site;
 };
 
 /**
@@ -430,38 +445,11 @@ static inline u64 rtg_run_age_ns(const struct rtg_run *run, u64 now)
 	return now > run->start ? now - run->start : 0;
 }
 
-/* rtguard_main.c */
-/* rtg_param_refuse() at insmod: the value is refused by rtg_init() */
-#define RTG_PARAM_LATER	1
-__printf(2, 3)
-int rtg_param_refuse(const struct kernel_param *kp, const char *fmt, ...);
-int rtg_param_parse_bool(const char *val, const struct kernel_param *kp, bool *on);
-extern bool rtg_hook_all;
-extern bool rtg_track;
-extern unsigned int rtg_watchdog_ms;
-extern unsigned int rtg_hold_limit_us;
-extern bool rtg_stop_unsafe;
-
 enum rtg_debug_mode {
 	RTG_DEBUG_OFF,
 	RTG_DEBUG_FLAG,		/* programs loaded with BPF_F_DEBUG_MODE or traced */
 	RTG_DEBUG_ALL,		/* every program loaded while set */
 };
-
-extern int rtg_debug;
-
-/* Whether the calls of a program are traced (debug mode), as debug says. */
-static inline bool rtg_debug_traced(const struct bpf_prog_aux *main)
-{
-	switch (READ_ONCE(rtg_debug)) {
-	case RTG_DEBUG_ALL:
-		return true;
-	case RTG_DEBUG_FLAG:
-		return main->debug_mode;
-	default:
-		return false;
-	}
-}
 
 /*
  * Owner bit of bpf_prog_aux.call_hook_flags (BPF_CALL_HOOK_OWNER_MASK;
@@ -470,26 +458,13 @@ static inline bool rtg_debug_traced(const struct bpf_prog_aux *main)
  */
 #define RTG_TRACE_ONLY	BIT(17)
 
-/*
- * rtg_slow: while a CPU's word is not zero, hooked calls made on it take
- * their slow path (the pre hook): the watchdog marked a run there (one for
- * each marked run in flight, rtguard_watchdog.c), or on every CPU one of
- * the rtg_call, rtg_acquire and rtg_release events is on or check_held is
- * set (rtg_slow_all()). The JIT tests it in line before each such call.
- */
-DECLARE_PER_CPU(u32, rtg_slow);
-void rtg_slow_all(int delta);
-u32 rtg_slow_sum(void);
-
 /* rtguard_entry.S */
 long rtg_pre_track_entry(void);
 
 /* rtguard_image.c */
-extern struct mutex rtg_images_lock;
-extern struct list_head rtg_images;
-extern const struct bpf_call_hook_ops rtg_call_hook_ops;
 u64 rtg_site_count(const struct rtg_site *site);
 bool rtg_site_is_live(const struct rtg_site *site);
+void rtg_image_exit(void);
 
 /* rtguard_passthrough.c */
 /*
@@ -562,6 +537,7 @@ struct rtg_call_names {
 };
 
 /* rtguard_trace_tasks.c */
+bool rtg_debug_traced(const struct bpf_prog_aux *main);
 bool rtg_prog_debug(const struct bpf_prog *prog);
 void rtg_trace_tasks_init(struct dentry *dir);
 
@@ -569,8 +545,9 @@ void rtg_trace_tasks_init(struct dentry *dir);
 const struct rtg_helper_proto *rtg_helper_proto_of(u32 id);
 void rtg_trace_name_site(struct rtg_site *site, const struct bpf_call_info *info);
 void rtg_trace_name_run(struct rtg_image *image);
-extern struct list_head rtg_retired;
-bool rtg_trace_retire(struct rtg_image *image);
+bool rtg_trace_traced(const struct rtg_image *image);
+void rtg_trace_forget(struct rtg_image *image);
+void rtg_trace_names_free(struct rtg_image *image);
 void rtg_trace_names_exit(void);
 struct trace_seq;
 const char *rtg_trace_print(struct trace_seq *p, const void *recs, u32 nr);
@@ -589,25 +566,6 @@ void rtg_trace_unreg(void);
 int rtg_hold_trace_reg(void);
 void rtg_hold_trace_unreg(void);
 
-/* rtguard_run.c */
-extern struct mutex rtg_progs_lock;
-extern struct list_head rtg_progs;
-extern u64 rtg_held_progs;
-extern u64 rtg_held_described_progs;
-extern u64 rtg_held_bytes;
-extern u32 rtg_held_bytes_max;
-u32 rtg_run_size(u32 max_refs);
-struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main);
-void rtg_prog_put(struct rtg_prog *tp);
-u64 rtg_run_exit(u64 ret, struct rtg_run *run);
-struct rtg_run *rtg_run_stray(const struct rtg_site *site);
-void rtg_prog_add_release_fn(struct rtg_prog *tp, const char *name,
-			     const struct rtg_site *site);
-void *rtg_prog_release_fn(struct rtg_prog *tp, const char *name, size_t len);
-void rtg_prog_add_acq_site(struct rtg_prog *tp, const struct rtg_site *site);
-const struct rtg_site *rtg_prog_acq_site(struct rtg_prog *tp, u32 verified_idx);
-const struct rtg_site *rtg_prog_acq_site_of(struct rtg_prog *tp, const char *release);
-
 /**
  * rtg_run_prog() - the tracking state of a run's program
  * @run: a run in flight
@@ -618,84 +576,6 @@ static inline struct rtg_prog *rtg_run_prog(const struct rtg_run *run)
 {
 	return run->image->tprog;
 }
-
-/**
- * rtg_current_run() - the run of @site's program on this task
- * @site: a hooked call site of a tracked program
- *
- * Return: the innermost run of the current task, which is the run making
- * the call, or NULL (counted) if that is not a run of @site's program.
- */
-static __always_inline struct rtg_run *rtg_current_run(const struct rtg_site *site)
-{
-	struct rtg_run *run = current->bpf_hook_run;
-
-	if (unlikely(!run || rtg_run_prog(run) != site->tprog))
-		return rtg_run_stray(site);
-	return run;
-}
-
-bool rtg_run_compact(struct rtg_run *run);
-
-/**
- * rtg_run_push() - add an entry to a run's table
- * @run: the run
- * @site: the call site that made it
- * @obj: the object, iterator, lock or dynptr clone
- * @aux: &rtg_held.seen (0) or &rtg_held.clone_of
- *
- * A full table marks the run incomplete instead.
- */
-static __always_inline void rtg_run_push(struct rtg_run *run,
-					 const struct rtg_site *site, u64 obj,
-					 u64 aux)
-{
-	struct rtg_held *h;
-
-	if (unlikely(run->count >= run->nslots) && !rtg_run_compact(run)) {
-		run->incomplete = 1;
-		return;
-	}
-	h = &run->held[run->count];
-	h->obj = obj;
-	h->site = site;
-	h->seen = aux;
-	/* the watchdog timer of this CPU sees the entry before the count */
-	barrier();
-	WRITE_ONCE(run->count, run->count + 1);
-}
-
-/* Record that a run holds @obj, acquired at @site. */
-static __always_inline void rtg_run_hold(struct rtg_run *run,
-					 const struct rtg_site *site, u64 obj)
-{
-	rtg_run_push(run, site, obj, 0);
-}
-
-/**
- * rtg_run_clear() - clear entry @i of a run's table, and the cleared top
- * @run: the run
- * @i: an entry below the top, holding something
- *
- * Entries above @i keep their place; cleared entries at the top are
- * dropped, so entries never move.
- */
-static __always_inline void rtg_run_clear(struct rtg_run *run, u32 i)
-{
-	u32 n = run->count;
-
-	/* one store: the watchdog timer of this CPU sees it held or not */
-	WRITE_ONCE(run->held[i].obj, 0);
-	while (n && !run->held[n - 1].obj)
-		n--;
-	WRITE_ONCE(run->count, n);
-}
-
-const struct rtg_site *rtg_run_give_back(struct rtg_run *run, u64 obj);
-void rtg_run_clone(struct rtg_run *run, const struct rtg_site *site, u64 obj,
-		   u64 clone);
-const struct rtg_site *rtg_run_give_back_dynptr(struct rtg_run *run, u64 obj);
-u32 rtg_run_held(const struct rtg_run *run);
 
 /* rtguard_held.c */
 
@@ -744,20 +624,18 @@ enum rtg_held_count {
  * struct rtg_held_res - one resource a run holds, as a description says
  * @obj: what its release takes: the object, or the dynptr's or the
  *	iterator's slot, or the lock
- * @release: the name of the function that gives it back
+ * @release: the function that gives it back
  * @acq: the call that acquired it (for the lock, a bpf_spin_lock() call)
  */
 struct rtg_held_res {
 	u64 obj;
-	const char *release;
+	const struct rtg_release_slot *release;
 	const struct rtg_site *acq;
 };
 
 /* resources a stop gives back by a description at most */
 #define RTG_DESCRIBED_MAX	32
 
-extern bool rtg_check_held;
-extern bool rtg_describe;
 int rtg_held_resolve(const struct rtg_site *site, const u64 *args,
 		     const struct rtg_callee_regs *regs, struct rtg_held_res *res,
 		     int max, u8 *sections);
@@ -765,35 +643,27 @@ enum rtg_held_count rtg_held_read(const struct bpf_held_desc *d, u32 *i,
 				  const struct rtg_held_cx *cx, u64 *obj, u64 *slot);
 void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
 		    const u64 *args, const struct rtg_callee_regs *regs);
-bool rtg_held_prog_described(const struct bpf_prog_aux *main);
-void rtg_held_sample(struct rtg_run *run, const struct rtg_site *site,
-		     const u64 *args, const struct rtg_callee_regs *regs);
+bool rtg_held_prog_new(const struct bpf_prog_aux *main);
+void rtg_held_add_acq_site(struct rtg_prog *tp, const struct rtg_site *site);
 void rtg_held_stats(struct seq_file *m);
 void rtg_held_desc_header(struct seq_file *m);
 void rtg_held_desc_show(struct seq_file *m, const struct rtg_site *site);
 void rtg_held_exit(void);
 
 /* rtguard_watchdog.c */
-long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site,
-		       const u64 *args, const struct rtg_callee_regs *regs);
-u64 rtg_watchdog_run_exit(struct rtg_run *run, u64 ret);
 /**
  * struct rtg_watchdog_stats - what the watchdog did, summed over the CPUs
  * @ticks: timer expiries that judged runs
  * @tick_ns: the time they took
  * @wakeups: timer expiries, all of them
  * @idle_wakeups: expiries that found no run in flight on their CPU
- * @stops_described: stops that gave back what a description named
- * @stops_from_table: stops that gave back what a run's table held
  */
 struct rtg_watchdog_stats {
 	u64 ticks, tick_ns, wakeups, idle_wakeups;
-	u64 stops_described, stops_from_table;
 };
 
 void rtg_watchdog_stats(struct rtg_watchdog_stats *st);
 void rtg_watchdog_limits_changed(void);
-DECLARE_PER_CPU(struct bpf_call_hook_cpu, rtg_watch_cpu);
 void rtg_watchdog_arm(void);
 int rtg_watchdog_init(void);
 void rtg_watchdog_exit(void);
@@ -816,14 +686,12 @@ void rtg_stop_policy_show(struct seq_file *m);
 /* rtguard_pairing.c */
 bool rtg_fn_facts_of(const struct bpf_call_info *info, const char *name,
 		     struct rtg_fn_facts *facts, char *stop_release, size_t len);
-const char *rtg_section_end(enum rtg_section section);
 u32 rtg_pairing_vmlinux_kfunc(const char *name);
 int rtg_pairing_init(struct dentry *dir);
 void rtg_pairing_exit(void);
 int rtg_pairing_rebuild(void);
 
 /* rtguard_debugfs.c */
-extern struct dentry *rtg_debugfs_dir;
 int rtg_debugfs_init(void);
 void rtg_debugfs_exit(void);
 

@@ -31,6 +31,10 @@
 #include <linux/uaccess.h>
 
 #include "rtguard.h"
+#include "rtguard_debugfs.h"
+#include "rtguard_image.h"
+#include "rtguard_run.h"
+#include "rtguard_slow.h"
 
 struct dentry *rtg_debugfs_dir;
 
@@ -113,7 +117,7 @@ static void rtg_site_names_show(struct seq_file *m, const struct rtg_site *site)
  * not known), proto a helper's prototype as the kernel's UAPI
  * header documents it. A program whose runs are recorded has a line of
  * kind=run: the number its run records carry. The sites of programs
- * freed lately stay listed, with prog=0 (rtg_trace_retire()).
+ * freed lately stay listed, with prog=0 (rtg_image_retire()).
  */
 /* The traced sites of one image; @prog_id 0 once the program is gone. */
 static void rtg_image_sites_show(struct seq_file *m, const struct rtg_image *image,
@@ -217,7 +221,7 @@ static void rtg_held_show_task(struct seq_file *m, struct task_struct *t,
 				continue;
 			seq_printf(m, "    obj=%#llx func=%ps release=%s insn=%u",
 				   h->obj, h->site->func,
-				   h->site->stop_release[0] ? h->site->stop_release : "-",
+				   h->site->stop_slot ? h->site->stop_slot->name : "-",
 				   h->site->insn_idx);
 			if (h->seen && now > h->seen)
 				seq_printf(m, " held_us=%llu\n", (now - h->seen) / NSEC_PER_USEC);
@@ -271,10 +275,12 @@ DEFINE_SHOW_ATTRIBUTE(rtg_held);
 static int rtg_stats_show(struct seq_file *m, void *v)
 {
 	struct rtg_watchdog_stats st;
+	u64 described, from_table;
 
+	rtg_run_stop_stats(&described, &from_table);
 	rtg_watchdog_stats(&st);
 	seq_printf(m, "stops_described: %llu\nstops_from_table: %llu\n",
-		   st.stops_described, st.stops_from_table);
+		   described, from_table);
 	seq_printf(m, "watchdog_ticks: %llu\nwatchdog_tick_ns: %llu\nwatchdog_wakeups: %llu\n",
 		   st.ticks, st.tick_ns, st.wakeups);
 	seq_printf(m, "watchdog_idle_wakeups: %llu\n", st.idle_wakeups);

@@ -15,15 +15,29 @@
 #include <linux/moduleparam.h>
 
 #include "rtguard.h"
+#include "rtguard_held.h"
+#include "rtguard_param.h"
+#include "rtguard_slow.h"
 
 static_assert(RTG_HELD_MAX_FRAMES <= BPF_CALL_HOOK_MAX_FRAMES);
 
 bool rtg_check_held;
+static bool rtg_describe = true;
+module_param_cb(describe, &rtg_bool_ops, &rtg_describe, 0644);
+MODULE_PARM_DESC(describe,
+		 "Tracked programs JIT compiled while set whose every call the verifier describes completely keep no run-time table: their calls cost a compare and a branch, and a stop gives back what the description of its call names (default: on; check_held=1 keeps every table)");
+
 /* calls checked that needed a walk of the frames, per CPU */
 static DEFINE_PER_CPU(u32, rtg_held_walks);
 #define RTG_HELD_WALK_EVERY	64
 static DEFINE_MUTEX(rtg_check_held_lock);
 static atomic_long_t rtg_held_counts[RTG_HELD_NR_COUNTS];
+/* tracked programs so far, those described, and their descriptions' bytes */
+static DEFINE_MUTEX(rtg_held_stats_lock);
+static u64 rtg_held_progs;
+static u64 rtg_held_described_progs;
+static u64 rtg_held_bytes;
+static u32 rtg_held_bytes_max;
 
 static const char * const rtg_held_kind_names[] = {
 	[BPF_HELD_PTR] = "pointer",
@@ -254,6 +268,42 @@ void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
 }
 
 /**
+ * rtg_held_add_acq_site() - remember a call that acquires what a stop gives back
+ * @tp: the program's tracking state
+ * @site: the call site, with its stop release
+ *
+ * Called at JIT time; descriptions name resources by the call that
+ * acquired them (&bpf_held_loc.acq_idx), and the lock by whichever
+ * bpf_spin_lock() call took it.
+ */
+void rtg_held_add_acq_site(struct rtg_prog *tp, const struct rtg_site *site)
+{
+	u32 n = tp->nr_acq_sites;
+
+	/* readers on the stop path see the site whole */
+	if (!(site->flags & RTG_SITE_KFUNC) && site->func_id == BPF_FUNC_spin_lock &&
+	    !tp->lock_site)
+		smp_store_release(&tp->lock_site, site);
+	if (n >= RTG_MAX_ACQ_SITES)
+		return;
+	tp->acq_sites[n] = site;
+	/* readers on the stop path see the entry before the count */
+	smp_store_release(&tp->nr_acq_sites, n + 1);
+}
+
+/* An acquiring call of the program, by verified index, or NULL. */
+static const struct rtg_site *rtg_held_acq_site(struct rtg_prog *tp, u32 verified_idx)
+{
+	/* pairs with the release in rtg_held_add_acq_site() */
+	u32 n = smp_load_acquire(&tp->nr_acq_sites), i;
+
+	for (i = 0; i < n; i++)
+		if (tp->acq_sites[i]->verified_idx == verified_idx)
+			return tp->acq_sites[i];
+	return NULL;
+}
+
+/**
  * rtg_held_resolve() - what a run holds before a call, by the call's description
  * @site: the call about to be made, of a tracked program
  * @args: BPF R1-R5
@@ -292,12 +342,14 @@ int rtg_held_resolve(const struct rtg_site *site, const u64 *args,
 		if (n == max)
 			return -1;
 		/* the lock: whichever bpf_spin_lock() call took it */
-		res[n].acq = kind == BPF_HELD_LOCK ?
-			     rtg_prog_acq_site_of(site->tprog, "bpf_spin_unlock") :
-			     rtg_prog_acq_site(site->tprog, acq_idx);
+		if (kind == BPF_HELD_LOCK)
+			/* pairs with the release in rtg_held_add_acq_site() */
+			res[n].acq = smp_load_acquire(&site->tprog->lock_site);
+		else
+			res[n].acq = rtg_held_acq_site(site->tprog, acq_idx);
 		if (!res[n].acq)
 			return -1;
-		res[n].release = res[n].acq->stop_release;
+		res[n].release = res[n].acq->stop_slot;
 		res[n++].obj = kind == BPF_HELD_DYNPTR ? slot : obj;
 	}
 	sections[RTG_SECTION_RCU] = d->rcu;
@@ -323,9 +375,9 @@ static bool rtg_held_desc_complete(const struct bpf_call_info *info, u32 clone_i
 	return true;
 }
 
-/**
- * rtg_held_prog_described() - whether a program keeps no run-time table
- * @main: the program, verified and rewritten
+/*
+ * Whether a program keeps no run-time table (@main verified and
+ * rewritten).
  *
  * A program is described when the verifier described every one of its
  * calls, each description agreeing on all paths but for NULL, in no
@@ -333,10 +385,8 @@ static bool rtg_held_desc_complete(const struct bpf_call_info *info, u32 clone_i
  * place that a hook cannot read, and the program never clones a dynptr.
  * Programs loaded while describe is off keep their table, and so do those
  * loaded while check_held is set, to compare.
- *
- * Return: true for a described program.
  */
-bool rtg_held_prog_described(const struct bpf_prog_aux *main)
+static bool rtg_held_prog_described(const struct bpf_prog_aux *main)
 {
 	u32 clone_id = rtg_pairing_vmlinux_kfunc("bpf_dynptr_clone");
 	u32 i;
@@ -350,48 +400,24 @@ bool rtg_held_prog_described(const struct bpf_prog_aux *main)
 }
 
 /**
- * rtg_held_sample() - refresh a described run's table before a call
- * @run: the current run, of a described program, asked for a sample
- * @site: the call it is about to make
- * @args: BPF R1-R5
- * @regs: BPF R6-R9 and R10 of the calling frame
+ * rtg_held_prog_new() - a tracked program's state is made
+ * @main: the program, verified and rewritten
  *
- * The table then holds what the call's description names, each entry
- * keeping the time the watchdog first saw it when an earlier sample had
- * it, so that hold_limit_us judges described runs as it judges the
- * others. A description that does not fit the run empties the table:
- * nothing is judged that is not known.
+ * Counts its descriptions' memory, for debugfs stats.
+ *
+ * Return: whether the program is described: it keeps no run-time table.
  */
-void rtg_held_sample(struct rtg_run *run, const struct rtg_site *site,
-		     const u64 *args, const struct rtg_callee_regs *regs)
+bool rtg_held_prog_new(const struct bpf_prog_aux *main)
 {
-	struct rtg_held_res res[RTG_DESCRIBED_MAX];
-	u8 sections[RTG_NR_SECTIONS];
-	u64 seen[RTG_DESCRIBED_MAX];
-	unsigned long flags;
-	int n, i, j;
+	bool described = rtg_held_prog_described(main);
 
-	n = rtg_held_resolve(site, args, regs, res, RTG_DESCRIBED_MAX, sections);
-	n = min_t(int, n, rtg_run_prog(run)->nslots);
-	for (i = 0; i < n; i++) {
-		seen[i] = 0;
-		for (j = 0; j < run->count; j++)
-			if (run->held[j].obj == res[i].obj && run->held[j].site == res[i].acq)
-				seen[i] = run->held[j].seen;
-	}
-	/* the watchdog timer of this CPU sees the old table or the new one */
-	local_irq_save(flags);
-	for (i = 0; i < n; i++) {
-		run->held[i].obj = res[i].obj;
-		run->held[i].site = res[i].acq;
-		run->held[i].seen = seen[i];
-	}
-	run->count = max(n, 0);
-	if (n >= 0)
-		memcpy(run->sections, sections, sizeof(run->sections));
-	run->sample = 0;
-	local_irq_restore(flags);
-	this_cpu_dec(rtg_slow);
+	mutex_lock(&rtg_held_stats_lock);
+	rtg_held_progs++;
+	rtg_held_described_progs += described;
+	rtg_held_bytes += main->held_descs_size;
+	rtg_held_bytes_max = max(rtg_held_bytes_max, main->held_descs_size);
+	mutex_unlock(&rtg_held_stats_lock);
+	return described;
 }
 
 /**
@@ -414,10 +440,10 @@ void rtg_held_stats(struct seq_file *m)
 
 	for (c = 0; c < RTG_HELD_NR_COUNTS; c++)
 		seq_printf(m, "%s: %ld\n", names[c], atomic_long_read(&rtg_held_counts[c]));
-	mutex_lock(&rtg_progs_lock);
+	mutex_lock(&rtg_held_stats_lock);
 	seq_printf(m, "held_progs: %llu\nheld_described_progs: %llu\nheld_bytes: %llu\nheld_bytes_max: %u\n",
 		   rtg_held_progs, rtg_held_described_progs, rtg_held_bytes, rtg_held_bytes_max);
-	mutex_unlock(&rtg_progs_lock);
+	mutex_unlock(&rtg_held_stats_lock);
 }
 
 /**

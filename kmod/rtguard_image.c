@@ -12,10 +12,89 @@
 #include <linux/slab.h>
 
 #include "rtguard.h"
+#include "rtguard_image.h"
+#include "rtguard_param.h"
+#include "rtguard_run.h"
+#include "rtguard_slow.h"
+#include "rtguard_watchdog.h"
+
+static bool rtg_hook_all;
+module_param_cb(hook_all, &rtg_bool_ops, &rtg_hook_all, 0644);
+MODULE_PARM_DESC(hook_all,
+		 "Redirect every helper and kfunc call of programs JIT compiled while set to a counting pass-through hook (default: off)");
 
 /* protects rtg_images; held by debugfs readers and image setup/teardown */
 DEFINE_MUTEX(rtg_images_lock);
 LIST_HEAD(rtg_images);
+
+/*
+ * An image with traced sites is kept, retired, for RTG_RETIRED_SECS after
+ * its program is freed (at most the RTG_RETIRED_MAX latest), so that a
+ * reader of the trace that polls (an rtg-strace following a command that
+ * loads, runs and unloads a program between two looks) still finds its
+ * sites' names; then it is freed after a grace period.
+ */
+#define RTG_RETIRED_SECS	10
+#define RTG_RETIRED_MAX		64
+
+/* retired images, oldest first; rtg_images_lock */
+LIST_HEAD(rtg_retired);
+static unsigned int rtg_nr_retired;
+
+static void rtg_image_free_rcu(struct rcu_head *rcu)
+{
+	struct rtg_image *image = container_of(rcu, struct rtg_image, rcu);
+
+	rtg_trace_names_free(image);
+	kvfree(image);
+}
+
+/* Free the retired images past their time, or all of them. rtg_images_lock. */
+static void rtg_image_reap(bool all)
+{
+	struct rtg_image *image, *tmp;
+
+	lockdep_assert_held(&rtg_images_lock);
+	list_for_each_entry_safe(image, tmp, &rtg_retired, node) {
+		if (!all && rtg_nr_retired <= RTG_RETIRED_MAX &&
+		    time_before(jiffies, image->retired + RTG_RETIRED_SECS * HZ))
+			break;
+		list_del(&image->node);
+		rtg_nr_retired--;
+		rtg_trace_forget(image);
+		call_rcu(&image->rcu, rtg_image_free_rcu);
+	}
+}
+
+/*
+ * Keep the traced sites of a freed program for readers of the trace:
+ * true when @image, its other state freed, is kept (it had traced sites
+ * or runs), to be freed later; false when the caller frees it.
+ */
+static bool rtg_image_retire(struct rtg_image *image)
+{
+	if (!rtg_trace_traced(image))
+		return false;
+	image->retired = jiffies;
+	mutex_lock(&rtg_images_lock);
+	list_add_tail(&image->node, &rtg_retired);
+	rtg_nr_retired++;
+	rtg_image_reap(false);
+	mutex_unlock(&rtg_images_lock);
+	return true;
+}
+
+/**
+ * rtg_image_exit() - free every retired image, at module exit
+ *
+ * The frees wait for a grace period (rtg_trace_names_exit()).
+ */
+void rtg_image_exit(void)
+{
+	mutex_lock(&rtg_images_lock);
+	rtg_image_reap(true);
+	mutex_unlock(&rtg_images_lock);
+}
 
 static bool rtg_is_hookable_call(const struct bpf_insn *insn)
 {
@@ -31,7 +110,7 @@ static void rtg_image_free(struct rtg_image *image)
 	free_percpu(image->counts);
 	image->counts = NULL;
 	/* readers of the trace may still need its traced sites */
-	if (!rtg_trace_retire(image))
+	if (!rtg_image_retire(image))
 		kvfree(image);
 }
 

@@ -483,23 +483,6 @@ bool rtg_fn_facts_of(const struct bpf_call_info *info, const char *name,
 	return facts->role != RTG_ROLE_GUARD;
 }
 
-/**
- * rtg_section_end() - the call that ends a section
- * @section: &enum rtg_section
- *
- * Return: its name, for the watchdog to find in a program's calls.
- */
-const char *rtg_section_end(enum rtg_section section)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(rtg_fn_facts); i++)
-		if (rtg_fn_facts[i].role == RTG_ROLE_HOLD_TOKEN &&
-		    rtg_fn_facts[i].section == section)
-			return rtg_fn_facts[i].stop_release;
-	return NULL;
-}
-
 static void rtg_pairing_work_fn(struct work_struct *work)
 {
 	rtg_pairing_rebuild();

@@ -25,6 +25,9 @@
 #include <linux/slab.h>
 
 #include "rtguard.h"
+#include "rtguard_run.h"
+#include "rtguard_slow.h"
+#include "rtguard_trace.h"
 
 #define RTG_SPIN_LOCK_SLOTS	1	/* a bpf_spin_lock, counted apart by the verifier */
 
@@ -69,15 +72,6 @@ u32 rtg_run_size(u32 max_refs)
 		     rounddown(BPF_CALL_HOOK_MAX_RUN_SIZE, 8));
 }
 
-/*
- * tracked programs so far, those described (no run-time table), and
- * their descriptions' bytes; rtg_progs_lock
- */
-u64 rtg_held_progs;
-u64 rtg_held_described_progs;
-u64 rtg_held_bytes;
-u32 rtg_held_bytes_max;
-
 /**
  * rtg_prog_get() - the tracking state of a program, created on first use
  * @main: aux data of the main program
@@ -114,16 +108,10 @@ struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main)
 	tp->trace_only = main->call_hook_flags & RTG_TRACE_ONLY;
 	tp->trace_runs = main->call_hook_flags &
 			 (BPF_CALL_HOOK_EXIT_ON_FLAG | BPF_CALL_HOOK_RUNS_ON_FLAG);
-	tp->described = !tp->trace_only && rtg_held_prog_described(main);
+	if (!tp->trace_only)
+		tp->described = rtg_held_prog_new(main);
 	refcount_set(&tp->images, 1);
 	list_add_tail(&tp->node, &rtg_progs);
-	if (tp->trace_only)
-		goto out;
-	/* the descriptions' memory, over every tracked program */
-	rtg_held_progs++;
-	rtg_held_described_progs += tp->described;
-	rtg_held_bytes += main->held_descs_size;
-	rtg_held_bytes_max = max(rtg_held_bytes_max, main->held_descs_size);
 out:
 	mutex_unlock(&rtg_progs_lock);
 	return tp;
@@ -153,6 +141,241 @@ static void rtg_report(struct rtg_prog *tp, atomic_long_t *counter, long n,
 				    tp->main->name, what);
 }
 
+typedef u64 (*rtg_release_fn_t)(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
+
+/* stops that gave back what a description named, and a table held */
+static DEFINE_PER_CPU(u64, rtg_stops_described);
+static DEFINE_PER_CPU(u64, rtg_stops_from_table);
+
+static const char *const rtg_hows[] = {
+	[RTG_HOW_NONE] = "returned before a hooked call",
+	[RTG_HOW_UNWOUND] = "released and unwound",
+	[RTG_HOW_FAST] = "fast-executed, released by the program",
+	[RTG_HOW_REPORTED] = "not stoppable (program or attach type), reported only",
+	[RTG_HOW_LOOP] = "loop ended at a may_goto, left by the program",
+};
+
+/*
+ * The entry that reaches @slot's function in the program's image (a
+ * thunk, which starts with ENDBR), or NULL when there is none.
+ */
+static rtg_release_fn_t rtg_release_fn(const struct rtg_release_slot *slot)
+{
+	/* pairs with the release in rtg_prog_add_release_fn() */
+	const struct rtg_site *site = slot ? smp_load_acquire(&slot->site) : NULL;
+
+	return site ? READ_ONCE(site->thunk) : NULL;
+}
+
+/* Whether the program has a way out of each section in @depth. */
+static bool rtg_can_end_sections(struct rtg_prog *tp, const u8 *depth)
+{
+	int i;
+
+	for (i = 0; i < RTG_NR_SECTIONS; i++)
+		if (depth[i] && !rtg_release_fn(tp->section_end[i]))
+			return false;
+	return true;
+}
+
+/* Leave each section @depth times, down to 0; the number of calls made. */
+static u32 rtg_end_sections(struct rtg_prog *tp, u8 *depth)
+{
+	u32 n = 0;
+	int i;
+
+	for (i = 0; i < RTG_NR_SECTIONS; i++) {
+		rtg_release_fn_t fn = rtg_release_fn(tp->section_end[i]);
+
+		for (; depth[i]; depth[i]--, n++)
+			fn(0, 0, 0, 0, 0);
+	}
+	return n;
+}
+
+/* Whether the watchdog can give back everything @run holds. */
+static bool rtg_can_release_all(struct rtg_prog *tp, const struct rtg_run *run)
+{
+	int i;
+
+	for (i = 0; i < run->count; i++) {
+		const struct rtg_held *h = &run->held[i];
+
+		if (h->obj && !rtg_held_is_clone(h) &&
+		    !rtg_release_fn(h->site->stop_slot))
+			return false;
+	}
+	return rtg_can_end_sections(tp, run->sections);
+}
+
+/*
+ * Give back everything @run holds, newest first, then leave its sections.
+ * The entries are thunks in the program's image (ENDBR, then a direct
+ * jump to the function): the only indirect calls the module makes to
+ * functions a program calls.
+ */
+static void rtg_release_all(void *arg)
+{
+	struct rtg_run *run = arg;
+	struct rtg_prog *tp = rtg_run_prog(run);
+	u32 released = 0;
+	int i;
+
+	for (i = run->count - 1; i >= 0; i--) {
+		const struct rtg_held *h = &run->held[i];
+		rtg_release_fn_t fn;
+
+		WRITE_ONCE(run->count, i + 1);
+		/* a dynptr clone goes with the record of its group */
+		if (!h->obj || rtg_held_is_clone(h))
+			continue;
+		fn = rtg_release_fn(h->site->stop_slot);
+		/* the object, and flags 0 for a ring buffer record */
+		fn(h->obj, 0, 0, 0, 0);
+		trace_rtg_release(h->site, h->obj, h->site);
+		rtg_trace_stop_release(h->site, h->obj);
+		released++;
+	}
+	WRITE_ONCE(run->count, 0);
+	run->fast_releases = released + rtg_end_sections(tp, run->sections);
+	this_cpu_inc(rtg_stops_from_table);
+}
+
+/* what a run holds before the call it stops at, by the call's description */
+struct rtg_described {
+	struct rtg_run *run;
+	int n;
+	u8 sections[RTG_NR_SECTIONS];
+	struct rtg_held_res res[RTG_DESCRIBED_MAX];
+};
+
+/* Whether the watchdog can give back everything @d names. */
+static bool rtg_can_release_described(struct rtg_prog *tp, const struct rtg_described *d)
+{
+	int i;
+
+	for (i = 0; i < d->n; i++)
+		if (!rtg_release_fn(d->res[i].release))
+			return false;
+	return rtg_can_end_sections(tp, d->sections);
+}
+
+/*
+ * Give back what the description of the stopping call names, newest
+ * first, then leave its sections; the run's table goes with it.
+ */
+static void rtg_release_described(void *arg)
+{
+	struct rtg_described *d = arg;
+	struct rtg_run *run = d->run;
+	struct rtg_prog *tp = rtg_run_prog(run);
+	u32 released = 0;
+	int i;
+
+	for (i = d->n - 1; i >= 0; i--) {
+		const struct rtg_held_res *r = &d->res[i];
+		rtg_release_fn_t fn = rtg_release_fn(r->release);
+
+		fn(r->obj, 0, 0, 0, 0);
+		trace_rtg_release(r->acq, r->obj, r->acq);
+		rtg_trace_stop_release(r->acq, r->obj);
+		released++;
+	}
+	released += rtg_end_sections(tp, d->sections);
+	/* the table said the same, or check_held reported it */
+	WRITE_ONCE(run->count, 0);
+	memset(run->sections, 0, sizeof(run->sections));
+	run->fast_releases = released;
+	this_cpu_inc(rtg_stops_described);
+}
+
+/**
+ * rtg_run_stop() - stop a run the watchdog marked
+ * @run: the current run, marked
+ * @site: the hooked call it is about to make
+ * @args: BPF R1-R5 of the call
+ * @regs: BPF R6-R10 of the calling frame
+ *
+ * Called from the pre hook. Unwinds when it can (and then does not
+ * return), giving back what the verifier's description of the call says
+ * the run holds or, without a usable one, what the run's table holds;
+ * otherwise switches the run to fast-execute.
+ *
+ * Return: -1 when the call is to be skipped (its result may be NULL),
+ * else 0.
+ */
+long rtg_run_stop(struct rtg_run *run, const struct rtg_site *site,
+		  const u64 *args, const struct rtg_callee_regs *regs)
+{
+	struct rtg_prog *tp = rtg_run_prog(run);
+	struct rtg_described d = { .run = run };
+
+	/* not set at the run's entry: it counts from here */
+	if (run->how == RTG_HOW_NONE)
+		run->fast_releases = 0;
+	if (unlikely(!rtg_stop_policy_stoppable(tp))) {
+		run->how = RTG_HOW_REPORTED;
+		return 0;
+	}
+	/* the first hooked call since the mark, a loop ended or not */
+	if (run->how == RTG_HOW_NONE || run->how == RTG_HOW_LOOP) {
+		d.n = tp->no_unwind ? -1 :
+		      rtg_held_resolve(site, args, regs, d.res, RTG_DESCRIBED_MAX, d.sections);
+		if (d.n >= 0 && rtg_can_release_described(tp, &d)) {
+			run->how = RTG_HOW_UNWOUND;
+			bpf_call_hook_unwind(0, rtg_release_described, &d);
+			run->how = RTG_HOW_NONE;
+		}
+		/*
+		 * only a table that is the truth is released by the watchdog
+		 * (a described run's holds what samples saw)
+		 */
+		if (!run->incomplete && !run->unmatched && !tp->no_unwind && !tp->described &&
+		    rtg_can_release_all(tp, run)) {
+			run->how = RTG_HOW_UNWOUND;
+			/* returns only when the program cannot be left here,
+			 * before releasing anything; rtg_run_exit() runs
+			 * before the exception callback
+			 */
+			bpf_call_hook_unwind(0, rtg_release_all, run);
+		}
+		run->how = RTG_HOW_FAST;
+	}
+	return site->flags & RTG_SITE_SKIP ? -1 : 0;
+}
+
+/*
+ * A run the watchdog marked returns, with @ret: say how it stopped. The
+ * value the run returns to its caller.
+ */
+static u64 rtg_run_stopped(struct rtg_run *run, u64 ret)
+{
+	struct rtg_prog *tp = rtg_run_prog(run);
+	u64 us = rtg_run_age_ns(run, local_clock()) / NSEC_PER_USEC;
+	u32 released;
+
+	/* the run was marked on this CPU, and never left it */
+	this_cpu_dec(rtg_slow);
+	if (run->how == RTG_HOW_NONE)
+		return ret;
+	released = run->fast_releases;
+	if (run->how == RTG_HOW_REPORTED) {
+		atomic_long_inc(&tp->reported);
+		trace_rtg_stop(tp->main, run->stop, us, 0, run->how);
+		pr_warn_ratelimited("would stop prog %u %s after %llu us (%s): %s\n",
+				    tp->main->id, tp->main->name, us,
+				    rtg_stop_reason_name(run->stop), rtg_hows[run->how]);
+		return ret;
+	}
+	atomic_long_inc(&tp->stops);
+	atomic_long_add(released, &tp->stop_released);
+	trace_rtg_stop(tp->main, run->stop, us, released, run->how);
+	pr_warn_ratelimited("stopped prog %u %s after %llu us (%s): %s, %u released\n",
+			    tp->main->id, tp->main->name, us, rtg_stop_reason_name(run->stop),
+			    rtg_hows[run->how], released);
+	return tp->stop_ret;
+}
+
 /**
  * rtg_run_exit() - a run of a tracked program returns
  * @ret: what the program returns
@@ -177,7 +400,7 @@ u64 rtg_run_exit(u64 ret, struct rtg_run *run)
 	if (unlikely(run->sample))
 		this_cpu_dec(rtg_slow);
 	if (unlikely(run->stop))
-		ret = rtg_watchdog_run_exit(run, ret);
+		ret = rtg_run_stopped(run, ret);
 	if (tp->trace_runs)
 		rtg_trace_run(run, ret);
 	/* bracketed only to be recorded: it holds nothing followed */
@@ -367,21 +590,56 @@ u32 rtg_run_held(const struct rtg_run *run)
 	return n;
 }
 
-static int rtg_prog_find_release_fn(struct rtg_prog *tp, const char *name,
-				    size_t len)
+/**
+ * rtg_prog_release_slot() - the slot of a function a stop calls
+ * @tp: the program's tracking state
+ * @name: the function's name
+ *
+ * Called at JIT time: acquiring sites keep the slot of the function that
+ * gives back what they acquire, which a releasing site of the program
+ * fills in when it is JIT compiled (rtg_prog_add_release_fn()).
+ *
+ * Return: the slot, or NULL for an empty @name or a full table (the
+ * watchdog then cannot give the resource back and fast-executes).
+ */
+struct rtg_release_slot *rtg_prog_release_slot(struct rtg_prog *tp, const char *name)
 {
-	/* pairs with the release in rtg_prog_add_release_fn() */
-	u32 n = smp_load_acquire(&tp->nr_release_fns), i;
+	u32 n = tp->nr_release_fns, i;
 
+	if (!name[0])
+		return NULL;
 	for (i = 0; i < n; i++)
-		if (strlen(tp->release_fns[i].name) == len &&
-		    !strncmp(tp->release_fns[i].name, name, len))
-			return i;
-	return -1;
+		if (!strcmp(tp->release_fns[i].name, name))
+			return &tp->release_fns[i];
+	if (n >= RTG_MAX_RELEASE_FNS)
+		return NULL;
+	strscpy(tp->release_fns[n].name, name);
+	tp->nr_release_fns = n + 1;
+	return &tp->release_fns[n];
 }
 
 /**
- * rtg_prog_add_release_fn() - remember a release function the program calls
+ * rtg_prog_add_acquire() - a call site acquires what a stop can give back
+ * @tp: the program's tracking state
+ * @site: the call site, acquiring or opening a section
+ * @stop_release: the function a stop gives it back with, "" for none
+ *
+ * Called at JIT time. The site, or for a section the program, keeps the
+ * slot of @stop_release.
+ */
+void rtg_prog_add_acquire(struct rtg_prog *tp, struct rtg_site *site,
+			  const char *stop_release)
+{
+	struct rtg_release_slot *slot = rtg_prog_release_slot(tp, stop_release);
+
+	if (site->role == RTG_ROLE_HOLD_TOKEN)
+		tp->section_end[site->section] = slot;
+	else
+		site->stop_slot = slot;
+}
+
+/**
+ * rtg_prog_add_release_fn() - a call site reaches a function a stop calls
  * @tp: the program's tracking state
  * @name: the function's name
  * @site: a call site of it, whose thunk reaches it
@@ -391,84 +649,183 @@ static int rtg_prog_find_release_fn(struct rtg_prog *tp, const char *name,
 void rtg_prog_add_release_fn(struct rtg_prog *tp, const char *name,
 			     const struct rtg_site *site)
 {
-	u32 n = tp->nr_release_fns;
+	struct rtg_release_slot *slot = rtg_prog_release_slot(tp, name);
 
-	if (rtg_prog_find_release_fn(tp, name, strlen(name)) >= 0 ||
-	    n >= RTG_MAX_RELEASE_FNS)
+	if (slot && !slot->site)
+		/* the stop path sees the site whole (rtg_release_fn()) */
+		smp_store_release(&slot->site, site);
+}
+
+/**
+ * rtg_run_mark() - have a run stop at its next hooked call
+ * @run: the run, interrupted on its CPU by the watchdog timer
+ * @reason: &enum rtg_stop_reason
+ *
+ * Its CPU's calls take their slow path until the run returns.
+ */
+void rtg_run_mark(struct rtg_run *run, u8 reason)
+{
+	WRITE_ONCE(run->stop, reason);
+	this_cpu_inc(rtg_slow);
+	rtg_run_end_loops(run);
+}
+
+/**
+ * rtg_run_end_loops() - end the may_goto loops of a marked run
+ * @run: the run, marked, interrupted on its CPU by the watchdog timer
+ *
+ * A marked run may be in a loop with no call, where no hook sees its
+ * mark: end the may_goto loops of its main function (again at each tick,
+ * in case the write landed between a may_goto's load and store of the
+ * counter). The program leaves them on a path the verifier checked.
+ */
+void rtg_run_end_loops(struct rtg_run *run)
+{
+	struct rtg_prog *tp = rtg_run_prog(run);
+	u64 *counter;
+
+	if (run->how == RTG_HOW_REPORTED || run->how == RTG_HOW_UNWOUND ||
+	    !rtg_stop_policy_stoppable(tp))
 		return;
-	strscpy(tp->release_fns[n].name, name);
-	tp->release_fns[n].site = site;
-	/* readers on the stop path see the entry before the count */
-	smp_store_release(&tp->nr_release_fns, n + 1);
-}
-
-/**
- * rtg_prog_release_fn() - a release function the program calls, by name
- * @tp: the program's tracking state
- * @name: the name, not necessarily NUL-terminated
- * @len: its length
- *
- * Return: an entry point that reaches the function (a thunk in the
- * program's image, which starts with ENDBR), or NULL.
- */
-void *rtg_prog_release_fn(struct rtg_prog *tp, const char *name, size_t len)
-{
-	int i = rtg_prog_find_release_fn(tp, name, len);
-
-	return i < 0 ? NULL : READ_ONCE(tp->release_fns[i].site->thunk);
-}
-
-/**
- * rtg_prog_add_acq_site() - remember a call that acquires what a stop gives back
- * @tp: the program's tracking state
- * @site: the call site, with its stop release
- *
- * Called at JIT time; descriptions name resources by the call that
- * acquired them (&bpf_held_loc.acq_idx).
- */
-void rtg_prog_add_acq_site(struct rtg_prog *tp, const struct rtg_site *site)
-{
-	u32 n = tp->nr_acq_sites;
-
-	if (n >= RTG_MAX_ACQ_SITES)
+	counter = bpf_call_hook_may_goto(tp->main, (struct bpf_call_hook_run *)run);
+	if (!counter)
 		return;
-	tp->acq_sites[n] = site;
-	/* readers on the stop path see the entry before the count */
-	smp_store_release(&tp->nr_acq_sites, n + 1);
+	WRITE_ONCE(*counter, 0);
+	if (run->how == RTG_HOW_NONE) {
+		run->fast_releases = 0;
+		run->how = RTG_HOW_LOOP;
+	}
 }
 
 /**
- * rtg_prog_acq_site() - an acquiring call of the program, by verified index
- * @tp: the program's tracking state
- * @verified_idx: &bpf_held_loc.acq_idx
+ * rtg_run_age() - how long a run has run, for the watchdog timer of its CPU
+ * @run: the run, interrupted on its CPU
+ * @now: local_clock()
  *
- * Return: the call site, or NULL when it is not one the watchdog knows.
+ * The first call turns the run's start, the TSC at its entry, into
+ * local_clock() ns: its age is then measured with the clock the kernel
+ * keeps right when it marks the TSC unstable, and only the short time
+ * from the entry to that tick with the TSC.
+ *
+ * Return: nanoseconds.
  */
-const struct rtg_site *rtg_prog_acq_site(struct rtg_prog *tp, u32 verified_idx)
+u64 rtg_run_age(struct rtg_run *run, u64 now)
 {
-	/* pairs with the release in rtg_prog_add_acq_site() */
-	u32 n = smp_load_acquire(&tp->nr_acq_sites), i;
-
-	for (i = 0; i < n; i++)
-		if (tp->acq_sites[i]->verified_idx == verified_idx)
-			return tp->acq_sites[i];
-	return NULL;
+	if (!run->clock) {
+		run->start = now - rtg_clock_ns(rtg_clock() - run->start);
+		WRITE_ONCE(run->clock, 1);
+	}
+	return rtg_run_age_ns(run, now);
 }
 
 /**
- * rtg_prog_acq_site_of() - an acquiring call of the program, by its release
- * @tp: the program's tracking state
- * @release: the name of the function the watchdog gives it back with
+ * rtg_run_oldest_hold() - since when a run holds the oldest thing it holds
+ * @run: the run, interrupted on its CPU by the watchdog timer
+ * @now: local_clock()
  *
- * Return: the first such call site, or NULL.
+ * A hold counts from the first tick that sees it: entries not seen before
+ * are seen @now. Iterators are loop state, which watchdog_ms bounds, and
+ * are not judged; a dynptr clone's group is judged by its first dynptr.
+ * After a release that matched nothing, an entry may stand for something
+ * already given back: then no hold is judged.
+ *
+ * Return: the local_clock() time the oldest judged hold was first seen,
+ * or @now.
  */
-const struct rtg_site *rtg_prog_acq_site_of(struct rtg_prog *tp, const char *release)
+u64 rtg_run_oldest_hold(struct rtg_run *run, u64 now)
 {
-	/* pairs with the release in rtg_prog_add_acq_site() */
-	u32 n = smp_load_acquire(&tp->nr_acq_sites), i;
+	u64 oldest = now;
+	u32 j;
 
-	for (i = 0; i < n; i++)
-		if (!strcmp(tp->acq_sites[i]->stop_release, release))
-			return tp->acq_sites[i];
-	return NULL;
+	if (run->unmatched)
+		return now;
+	for (j = 0; j < run->count; j++) {
+		struct rtg_held *h = &run->held[j];
+
+		if (!h->obj || rtg_held_is_clone(h))
+			continue;
+		if (!h->seen)
+			h->seen = now;
+		else if (!(h->site->flags & RTG_SITE_ITER))
+			oldest = min(oldest, h->seen);
+	}
+	return oldest;
+}
+
+/**
+ * rtg_run_ask_sample() - have a described run's next call say what it holds
+ * @run: a run of a described program, interrupted on its CPU by the
+ *	watchdog timer
+ *
+ * Its next hooked call takes the slow path, where rtg_run_sample() fills
+ * its table from the call's description, for hold_limit_us.
+ */
+void rtg_run_ask_sample(struct rtg_run *run)
+{
+	if (run->sample)
+		return;
+	WRITE_ONCE(run->sample, 1);
+	this_cpu_inc(rtg_slow);
+}
+
+/**
+ * rtg_run_stop_stats() - stops so far, on all CPUs
+ * @described: stops that gave back what a description named
+ * @from_table: stops that gave back what a run's table held
+ */
+void rtg_run_stop_stats(u64 *described, u64 *from_table)
+{
+	int cpu;
+
+	*described = 0;
+	*from_table = 0;
+	for_each_possible_cpu(cpu) {
+		*described += per_cpu(rtg_stops_described, cpu);
+		*from_table += per_cpu(rtg_stops_from_table, cpu);
+	}
+}
+
+/**
+ * rtg_run_sample() - refresh a described run's table before a call
+ * @run: the current run, of a described program, asked for a sample
+ * @site: the call it is about to make
+ * @args: BPF R1-R5
+ * @regs: BPF R6-R9 and R10 of the calling frame
+ *
+ * The table then holds what the call's description names, each entry
+ * keeping the time the watchdog first saw it when an earlier sample had
+ * it, so that hold_limit_us judges described runs as it judges the
+ * others. A description that does not fit the run empties the table:
+ * nothing is judged that is not known.
+ */
+void rtg_run_sample(struct rtg_run *run, const struct rtg_site *site,
+		    const u64 *args, const struct rtg_callee_regs *regs)
+{
+	struct rtg_held_res res[RTG_DESCRIBED_MAX];
+	u8 sections[RTG_NR_SECTIONS];
+	u64 seen[RTG_DESCRIBED_MAX];
+	unsigned long flags;
+	int n, i, j;
+
+	n = rtg_held_resolve(site, args, regs, res, RTG_DESCRIBED_MAX, sections);
+	n = min_t(int, n, rtg_run_prog(run)->nslots);
+	for (i = 0; i < n; i++) {
+		seen[i] = 0;
+		for (j = 0; j < run->count; j++)
+			if (run->held[j].obj == res[i].obj && run->held[j].site == res[i].acq)
+				seen[i] = run->held[j].seen;
+	}
+	/* the watchdog timer of this CPU sees the old table or the new one */
+	local_irq_save(flags);
+	for (i = 0; i < n; i++) {
+		run->held[i].obj = res[i].obj;
+		run->held[i].site = res[i].acq;
+		run->held[i].seen = seen[i];
+	}
+	run->count = max(n, 0);
+	if (n >= 0)
+		memcpy(run->sections, sections, sizeof(run->sections));
+	run->sample = 0;
+	local_irq_restore(flags);
+	this_cpu_dec(rtg_slow);
 }

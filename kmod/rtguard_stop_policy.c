@@ -28,6 +28,12 @@
 #include <uapi/linux/bpf.h>
 
 #include "rtguard.h"
+#include "rtguard_param.h"
+
+static bool rtg_stop_unsafe;
+module_param_cb(stop_unsafe, &rtg_bool_ops, &rtg_stop_unsafe, 0644);
+MODULE_PARM_DESC(stop_unsafe,
+		 "Also stop programs verified while set whose type has no safe stop value (struct_ops, freplace, an LSM hook returning bool): they return 0 or their one allowed value (default: off, such runs are reported, not stopped)");
 
 /* Owner bits of bpf_prog_aux.call_hook_flags (BPF_CALL_HOOK_OWNER_MASK) */
 #define RTG_POLICY_STOPPABLE	BIT(16)

@@ -20,6 +20,7 @@
 #include <linux/irq_work.h>
 
 #include "rtguard.h"
+#include "rtguard_slow.h"
 
 /*
  * Ended calls waiting to be written, RTG_TRACE_BATCH to a record: the

@@ -12,11 +12,9 @@
  *
  * A record may be read long after its program is gone: sites are found
  * by number under RCU (rtg_trace_sites), and an image with traced sites
- * is kept, retired, for RTG_RETIRED_SECS after its program is freed (at
- * most the RTG_RETIRED_MAX latest), so that a reader that polls (an
- * rtg-strace following a command that loads, runs and unloads a program
- * between two looks) still finds its sites; then it is freed after a
- * grace period.
+ * is kept for a while after its program is freed (rtguard_image.c), so
+ * that a reader that polls still finds its sites; then they are taken
+ * out of reach (rtg_trace_forget()) and freed after a grace period.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -56,13 +54,6 @@ static const char * const rtg_map_types[] = {
  */
 static DEFINE_XARRAY(rtg_trace_sites);
 #define RTG_TRACE_RUN_TAG	1
-
-#define RTG_RETIRED_SECS	10
-#define RTG_RETIRED_MAX		64
-
-/* images of freed programs, oldest first; rtg_images_lock */
-LIST_HEAD(rtg_retired);
-static unsigned int rtg_nr_retired;
 
 static atomic_t rtg_trace_ids = ATOMIC_INIT(0);
 
@@ -186,83 +177,59 @@ void rtg_trace_name_run(struct rtg_image *image)
 			     image->prog_name);
 }
 
-/* Take an image's traced sites and runs out of reach; whether it had any. */
-static bool rtg_trace_forget(struct rtg_image *image)
+/**
+ * rtg_trace_names_free() - free the names of an image's calls
+ * @image: an image out of every reader's reach
+ */
+void rtg_trace_names_free(struct rtg_image *image)
 {
-	bool traced = image->run_id;
-	u32 i;
-
-	if (image->run_id)
-		xa_erase(&rtg_trace_sites, image->run_id);
-	for (i = 0; i < image->nr_sites; i++) {
-		if (!image->sites[i].trace_id)
-			continue;
-		xa_erase(&rtg_trace_sites, image->sites[i].trace_id);
-		traced = true;
-	}
-	return traced;
-}
-
-static void rtg_trace_free_rcu(struct rcu_head *rcu)
-{
-	struct rtg_image *image = container_of(rcu, struct rtg_image, rcu);
 	u32 i;
 
 	for (i = 0; i < image->nr_sites; i++)
 		kfree(image->sites[i].names);
-	kvfree(image);
-}
-
-/* Free the retired images past their time, or all of them. rtg_images_lock. */
-static void rtg_trace_reap(bool all)
-{
-	struct rtg_image *image, *tmp;
-
-	lockdep_assert_held(&rtg_images_lock);
-	list_for_each_entry_safe(image, tmp, &rtg_retired, node) {
-		if (!all && rtg_nr_retired <= RTG_RETIRED_MAX &&
-		    time_before(jiffies, image->retired + RTG_RETIRED_SECS * HZ))
-			break;
-		list_del(&image->node);
-		rtg_nr_retired--;
-		rtg_trace_forget(image);
-		call_rcu(&image->rcu, rtg_trace_free_rcu);
-	}
 }
 
 /**
- * rtg_trace_retire() - keep the traced sites of a freed program for readers
- * @image: an image whose program is gone, its other state freed
+ * rtg_trace_traced() - whether readers of the trace may name an image's calls
+ * @image: a hooked image
  *
- * Return: true when the image is kept (it had traced sites or runs), to
- * be freed later; false when the caller frees it.
+ * Return: true when it has traced sites or recorded runs.
  */
-bool rtg_trace_retire(struct rtg_image *image)
+bool rtg_trace_traced(const struct rtg_image *image)
 {
 	u32 i;
 
-	for (i = 0; i < image->nr_sites && !image->sites[i].trace_id; i++)
-		;
-	if (!image->run_id && i == image->nr_sites)
-		return false;
-	image->retired = jiffies;
-	mutex_lock(&rtg_images_lock);
-	list_add_tail(&image->node, &rtg_retired);
-	rtg_nr_retired++;
-	rtg_trace_reap(false);
-	mutex_unlock(&rtg_images_lock);
-	return true;
+	for (i = 0; i < image->nr_sites; i++)
+		if (image->sites[i].trace_id)
+			return true;
+	return image->run_id;
 }
 
 /**
- * rtg_trace_names_exit() - free every retired image, at module exit
+ * rtg_trace_forget() - take an image's traced sites and runs out of reach
+ * @image: an image whose program is gone
+ *
+ * Readers that found them keep them until a grace period ends.
+ */
+void rtg_trace_forget(struct rtg_image *image)
+{
+	u32 i;
+
+	if (image->run_id)
+		xa_erase(&rtg_trace_sites, image->run_id);
+	for (i = 0; i < image->nr_sites; i++)
+		if (image->sites[i].trace_id)
+			xa_erase(&rtg_trace_sites, image->sites[i].trace_id);
+}
+
+/**
+ * rtg_trace_names_exit() - free the names, at module exit
+ *
+ * After rtg_image_exit().
  */
 void rtg_trace_names_exit(void)
 {
-	mutex_lock(&rtg_images_lock);
-	rtg_trace_reap(true);
-	mutex_unlock(&rtg_images_lock);
-	/* the frees it queued */
+	/* the frees of retired images (rtg_image_exit()) */
 	rcu_barrier();
 	xa_destroy(&rtg_trace_sites);
 }

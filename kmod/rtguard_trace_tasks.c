@@ -18,11 +18,14 @@
 
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/moduleparam.h>
 #include <linux/pid.h>
 #include <linux/sched/signal.h>
+#include <linux/sysfs.h>
 #include <linux/uaccess.h>
 
 #include "rtguard.h"
+#include "rtguard_param.h"
 
 #define RTG_TRACE_TASKS	16
 
@@ -33,6 +36,44 @@ struct rtg_trace_task {
 };
 
 static DEFINE_SPINLOCK(rtg_trace_tasks_lock);
+
+static int rtg_debug = RTG_DEBUG_FLAG;
+
+static const char * const rtg_debug_names[] = {
+	[RTG_DEBUG_OFF] = "off",
+	[RTG_DEBUG_FLAG] = "flag",
+	[RTG_DEBUG_ALL] = "all",
+};
+
+static int rtg_param_set_debug(const char *val, const struct kernel_param *kp)
+{
+	int mode = val ? sysfs_match_string(rtg_debug_names, val) : -EINVAL;
+
+	if (mode >= 0) {
+		WRITE_ONCE(*(int *)kp->arg, mode);
+		return 0;
+	}
+	if (!val)
+		return min(rtg_param_refuse(kp, "needs a value: off, flag or all"), 0);
+	return min(rtg_param_refuse(kp, "'%.*s' is not one of off, flag, all",
+				    (int)strcspn(val, "\n"), val), 0);
+}
+
+static int rtg_param_get_debug(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", rtg_debug_names[READ_ONCE(*(int *)kp->arg)]);
+}
+
+/* NOARG: a bare "debug" reaches the setter, which says what it takes */
+static const struct kernel_param_ops rtg_debug_ops = {
+	.flags = KERNEL_PARAM_OPS_FL_NOARG,
+	.set = rtg_param_set_debug,
+	.get = rtg_param_get_debug,
+};
+
+module_param_cb(debug, &rtg_debug_ops, &rtg_debug, 0644);
+MODULE_PARM_DESC(debug,
+		 "Trace every helper and kfunc call (trace event bpf_rtguard:rtg_call) of: flag = programs loaded with BPF_F_DEBUG_MODE or by a process tree written to debugfs trace_tasks (default), all = every program loaded while set, off = none");
 static struct rtg_trace_task rtg_trace_tasks[RTG_TRACE_TASKS];
 static unsigned int rtg_nr_trace_tasks;
 
@@ -53,6 +94,25 @@ static bool rtg_task_traced(struct task_struct *task)
 		if (parent == t)
 			return false;
 		t = parent;
+	}
+}
+
+/**
+ * rtg_debug_traced() - whether the calls of a program are traced
+ * @main: aux data of the main program
+ *
+ * Return: true while debug=all, or while debug=flag for a program loaded
+ * in debug mode.
+ */
+bool rtg_debug_traced(const struct bpf_prog_aux *main)
+{
+	switch (READ_ONCE(rtg_debug)) {
+	case RTG_DEBUG_ALL:
+		return true;
+	case RTG_DEBUG_FLAG:
+		return main->debug_mode;
+	default:
+		return false;
 	}
 }
 

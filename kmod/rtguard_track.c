@@ -20,6 +20,15 @@
 
 #include "rtguard.h"
 #include "rtguard_trace.h"
+#include "rtguard_held.h"
+#include "rtguard_param.h"
+#include "rtguard_run.h"
+#include "rtguard_slow.h"
+
+static bool rtg_track;
+module_param_cb(track, &rtg_bool_ops, &rtg_track, 0644);
+MODULE_PARM_DESC(track,
+		 "Track what each run holds of the programs verified while set, loaded with CAP_BPF and calling a helper or kfunc: every call is a place the watchdog can stop them (default: off)");
 
 /**
  * rtg_pre() - the slow path before a call of a tracked program
@@ -55,9 +64,9 @@ long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site
 		if (unlikely(READ_ONCE(rtg_check_held)))
 			rtg_held_check(run, site, args, &regs);
 		if (unlikely(READ_ONCE(run->sample)))
-			rtg_held_sample(run, site, args, &regs);
+			rtg_run_sample(run, site, args, &regs);
 		if (unlikely(READ_ONCE(run->stop)) &&
-		    rtg_watchdog_stop(run, site, args, &regs) < 0)
+		    rtg_run_stop(run, site, args, &regs) < 0)
 			return -1;
 	}
 	if (site->role == RTG_ROLE_DYNPTR_CLONE) {
@@ -273,12 +282,7 @@ static u64 rtg_section_begin_post(u64 r0, u64 saved,
 	struct rtg_run *run = rtg_current_run(site);
 
 	if (run) {
-		u8 *depth = &run->sections[site->section];
-
-		if (likely(*depth < U8_MAX))
-			WRITE_ONCE(*depth, *depth + 1);
-		else
-			run->incomplete = 1;
+		rtg_run_enter_section(run, site->section);
 		if (trace_rtg_acquire_enabled())
 			trace_rtg_acquire(site, site->section + 1, site);
 	}
@@ -301,13 +305,8 @@ static u64 rtg_section_end_post(u64 r0, u64 saved,
 	struct rtg_run *run = rtg_current_run(site);
 
 	if (run) {
-		u8 *depth = &run->sections[site->section];
-		bool held = *depth;
+		bool held = rtg_run_leave_section(run, site->section);
 
-		if (likely(held))
-			WRITE_ONCE(*depth, *depth - 1);
-		else if (run->unmatched < U8_MAX && !site->tprog->described)
-			run->unmatched++;
 		/* sections are counted: the acquiring site is not known */
 		if (trace_rtg_release_enabled())
 			trace_rtg_release(site, site->section + 1, held ? site : NULL);
@@ -495,13 +494,12 @@ u32 rtg_track_prog_verified(struct bpf_prog *prog, bool capable,
 bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 		      struct bpf_call_hook_site *hook)
 {
-	char name[KSYM_NAME_LEN];
+	char name[KSYM_NAME_LEN], stop_release[RTG_FN_NAME_LEN];
 	struct rtg_fn_facts facts;
 
 	sprint_symbol_no_offset(name, (unsigned long)site->func);
 	name[strcspn(name, " ")] = 0;	/* " [module]" */
-	rtg_fn_facts_of(info, name, &facts, site->stop_release,
-			sizeof(site->stop_release));
+	rtg_fn_facts_of(info, name, &facts, stop_release, sizeof(stop_release));
 	site->role = facts.role;
 	site->section = facts.section;
 	if (info && info->btf && (info->kfunc_flags & KF_ITER_NEW))
@@ -515,9 +513,10 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 		site->tprog->no_unwind = true;
 	site->held = info ? info->held : NULL;
 	site->verified_idx = info ? info->insn_idx : U32_MAX;
+	rtg_prog_add_acquire(site->tprog, site, stop_release);
 	/* sections are counted, not named by the calls that opened them */
-	if (site->stop_release[0] && site->role != RTG_ROLE_HOLD_TOKEN)
-		rtg_prog_add_acq_site(site->tprog, site);
+	if (site->stop_slot)
+		rtg_held_add_acq_site(site->tprog, site);
 	if (site->role == RTG_ROLE_MOVE_OUT)
 		site->obj_off = info->arg_off;
 	else if (site->role == RTG_ROLE_MOVE_IN)

@@ -4,11 +4,13 @@
  * task it interrupted (current->bpf_hook_run and the runs it interrupted
  * or was called from): a run older than watchdog_ms, or holding one
  * resource (iterators excepted: they are loop state, which watchdog_ms
- * bounds) for longer than hold_limit_us, is marked. The timer runs on the
- * CPU the run is on and interrupts it, so it always sees a run whole and
- * its mark lands on the run it judged. A mark stays until the run
- * returns. The run stops at its next hooked call (every call of a tracked
- * program is hooked; while a mark is pending, each takes its slow path):
+ * bounds) for longer than hold_limit_us, is marked (rtg_run_mark()). The
+ * timer runs on the CPU the run is on and interrupts it, so it always sees
+ * a run whole and its mark lands on the run it judged. A mark stays until
+ * the run returns. The watchdog only decides: rtguard_run.c writes the
+ * runs, and stops a marked one at its next hooked call (every call of a
+ * tracked program is hooked; while a mark is pending, each takes its slow
+ * path, rtg_run_stop()):
  *
  *  - unwinding, where the program is an exception boundary (tracked
  *    programs are made one when verified, but those with an exception
@@ -42,7 +44,9 @@
 #include <uapi/linux/bpf.h>
 
 #include "rtguard.h"
-#include "rtguard_trace.h"
+#include "rtguard_param.h"
+#include "rtguard_run.h"
+#include "rtguard_watchdog.h"
 
 static DEFINE_PER_CPU(struct hrtimer, rtg_watchdog_timer);
 /* runs in flight on each CPU (counted by the JIT) and whether it is watched */
@@ -61,274 +65,42 @@ static enum cpuhp_state rtg_watchdog_cpuhp;
 /* serialises starting the timers with the module's init and exit */
 static DEFINE_MUTEX(rtg_watchdog_lock);
 static bool rtg_watchdog_ready;	/* the timers are initialised */
-/* stops that gave back what a description named, and a table held */
-static DEFINE_PER_CPU(u64, rtg_stops_described);
-static DEFINE_PER_CPU(u64, rtg_stops_from_table);
 
-typedef u64 (*rtg_release_fn_t)(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
+/* a watchdog limit: the timers run only while one is set */
+static int rtg_param_set_limit(const char *val, const struct kernel_param *kp)
+{
+	if (param_set_uint(val, kp))
+		return min(rtg_param_refuse(kp, "'%.*s' is not a number (0: off)",
+					    val ? (int)strcspn(val, "\n") : 0,
+					    val ?: ""), 0);
+	rtg_watchdog_limits_changed();
+	return 0;
+}
 
-static const char *const rtg_hows[] = {
-	[RTG_HOW_NONE] = "returned before a hooked call",
-	[RTG_HOW_UNWOUND] = "released and unwound",
-	[RTG_HOW_FAST] = "fast-executed, released by the program",
-	[RTG_HOW_REPORTED] = "not stoppable (program or attach type), reported only",
-	[RTG_HOW_LOOP] = "loop ended at a may_goto, left by the program",
+static const struct kernel_param_ops rtg_limit_ops = {
+	.set = rtg_param_set_limit,
+	.get = param_get_uint,
 };
 
-/* The entry of release function @name in the program's image, if any. */
-static void *rtg_release_named(struct rtg_prog *tp, const char *name)
-{
-	return name && name[0] ? rtg_prog_release_fn(tp, name, strlen(name)) : NULL;
-}
+static unsigned int rtg_watchdog_ms;
+module_param_cb(watchdog_ms, &rtg_limit_ops, &rtg_watchdog_ms, 0644);
+MODULE_PARM_DESC(watchdog_ms,
+		 "Stop a tracked run that has been running for longer than this many ms (0: off; the watchdog timers run only while this or hold_limit_us is set)");
 
-/* Whether the program has a way out of each section in @depth. */
-static bool rtg_can_end_sections(struct rtg_prog *tp, const u8 *depth)
-{
-	int i;
-
-	for (i = 0; i < RTG_NR_SECTIONS; i++)
-		if (depth[i] && !rtg_release_named(tp, rtg_section_end(i)))
-			return false;
-	return true;
-}
-
-/* Leave each section @depth times, down to 0; the number of calls made. */
-static u32 rtg_end_sections(struct rtg_prog *tp, u8 *depth)
-{
-	u32 n = 0;
-	int i;
-
-	for (i = 0; i < RTG_NR_SECTIONS; i++) {
-		rtg_release_fn_t fn = rtg_release_named(tp, rtg_section_end(i));
-
-		for (; depth[i]; depth[i]--, n++)
-			fn(0, 0, 0, 0, 0);
-	}
-	return n;
-}
-
-/* Whether the watchdog can give back everything @run holds. */
-static bool rtg_can_release_all(struct rtg_prog *tp, const struct rtg_run *run)
-{
-	int i;
-
-	for (i = 0; i < run->count; i++) {
-		const struct rtg_held *h = &run->held[i];
-
-		if (h->obj && !rtg_held_is_clone(h) &&
-		    !rtg_release_named(tp, h->site->stop_release))
-			return false;
-	}
-	return rtg_can_end_sections(tp, run->sections);
-}
+static unsigned int rtg_hold_limit_us;
+module_param_cb(hold_limit_us, &rtg_limit_ops, &rtg_hold_limit_us, 0644);
+MODULE_PARM_DESC(hold_limit_us,
+		 "Stop a tracked run that holds one resource for longer than this many us (0: off)");
 
 /*
- * Give back everything @run holds, newest first, then leave its sections.
- * The entries are thunks in the program's image (ENDBR, then a direct
- * jump to the function): the only indirect calls the module makes to
- * functions a program calls.
- */
-static void rtg_release_all(void *arg)
-{
-	struct rtg_run *run = arg;
-	struct rtg_prog *tp = rtg_run_prog(run);
-	u32 released = 0;
-	int i;
-
-	for (i = run->count - 1; i >= 0; i--) {
-		const struct rtg_held *h = &run->held[i];
-		rtg_release_fn_t fn;
-
-		WRITE_ONCE(run->count, i + 1);
-		/* a dynptr clone goes with the record of its group */
-		if (!h->obj || rtg_held_is_clone(h))
-			continue;
-		fn = rtg_release_named(tp, h->site->stop_release);
-		/* the object, and flags 0 for a ring buffer record */
-		fn(h->obj, 0, 0, 0, 0);
-		trace_rtg_release(h->site, h->obj, h->site);
-		rtg_trace_stop_release(h->site, h->obj);
-		released++;
-	}
-	WRITE_ONCE(run->count, 0);
-	run->fast_releases = released + rtg_end_sections(tp, run->sections);
-	this_cpu_inc(rtg_stops_from_table);
-}
-
-/* what a run holds before the call it stops at, by the call's description */
-struct rtg_described {
-	struct rtg_run *run;
-	int n;
-	u8 sections[RTG_NR_SECTIONS];
-	struct rtg_held_res res[RTG_DESCRIBED_MAX];
-};
-
-/* Whether the watchdog can give back everything @d names. */
-static bool rtg_can_release_described(struct rtg_prog *tp, const struct rtg_described *d)
-{
-	int i;
-
-	for (i = 0; i < d->n; i++)
-		if (!rtg_release_named(tp, d->res[i].release))
-			return false;
-	return rtg_can_end_sections(tp, d->sections);
-}
-
-/*
- * Give back what the description of the stopping call names, newest
- * first, then leave its sections; the run's table goes with it.
- */
-static void rtg_release_described(void *arg)
-{
-	struct rtg_described *d = arg;
-	struct rtg_run *run = d->run;
-	struct rtg_prog *tp = rtg_run_prog(run);
-	u32 released = 0;
-	int i;
-
-	for (i = d->n - 1; i >= 0; i--) {
-		const struct rtg_held_res *r = &d->res[i];
-		rtg_release_fn_t fn = rtg_release_named(tp, r->release);
-
-		fn(r->obj, 0, 0, 0, 0);
-		trace_rtg_release(r->acq, r->obj, r->acq);
-		rtg_trace_stop_release(r->acq, r->obj);
-		released++;
-	}
-	released += rtg_end_sections(tp, d->sections);
-	/* the table said the same, or check_held reported it */
-	WRITE_ONCE(run->count, 0);
-	memset(run->sections, 0, sizeof(run->sections));
-	run->fast_releases = released;
-	this_cpu_inc(rtg_stops_described);
-}
-
-/**
- * rtg_watchdog_stop() - stop a run the watchdog marked
- * @run: the current run, marked
- * @site: the hooked call it is about to make
- * @args: BPF R1-R5 of the call
- * @regs: BPF R6-R10 of the calling frame
- *
- * Called from the pre hook. Unwinds when it can (and then does not
- * return), giving back what the verifier's description of the call says
- * the run holds or, without a usable one, what the run's table holds;
- * otherwise switches the run to fast-execute.
- *
- * Return: -1 when the call is to be skipped (its result may be NULL),
- * else 0.
- */
-long rtg_watchdog_stop(struct rtg_run *run, const struct rtg_site *site,
-		       const u64 *args, const struct rtg_callee_regs *regs)
-{
-	struct rtg_prog *tp = rtg_run_prog(run);
-	struct rtg_described d = { .run = run };
-
-	/* not set at the run's entry: it counts from here */
-	if (run->how == RTG_HOW_NONE)
-		run->fast_releases = 0;
-	if (unlikely(!rtg_stop_policy_stoppable(tp))) {
-		run->how = RTG_HOW_REPORTED;
-		return 0;
-	}
-	/* the first hooked call since the mark, a loop ended or not */
-	if (run->how == RTG_HOW_NONE || run->how == RTG_HOW_LOOP) {
-		d.n = tp->no_unwind ? -1 :
-		      rtg_held_resolve(site, args, regs, d.res, RTG_DESCRIBED_MAX, d.sections);
-		if (d.n >= 0 && rtg_can_release_described(tp, &d)) {
-			run->how = RTG_HOW_UNWOUND;
-			bpf_call_hook_unwind(0, rtg_release_described, &d);
-			run->how = RTG_HOW_NONE;
-		}
-		/*
-		 * only a table that is the truth is released by the watchdog
-		 * (a described run's holds what samples saw)
-		 */
-		if (!run->incomplete && !run->unmatched && !tp->no_unwind && !tp->described &&
-		    rtg_can_release_all(tp, run)) {
-			run->how = RTG_HOW_UNWOUND;
-			/* returns only when the program cannot be left here,
-			 * before releasing anything; rtg_run_exit() runs
-			 * before the exception callback
-			 */
-			bpf_call_hook_unwind(0, rtg_release_all, run);
-		}
-		run->how = RTG_HOW_FAST;
-	}
-	return site->flags & RTG_SITE_SKIP ? -1 : 0;
-}
-
-/**
- * rtg_watchdog_run_exit() - a run the watchdog marked returns
- * @run: the run
- * @ret: what the program returns
- *
- * Return: the value the run returns to its caller.
- */
-u64 rtg_watchdog_run_exit(struct rtg_run *run, u64 ret)
-{
-	struct rtg_prog *tp = rtg_run_prog(run);
-	u64 us = rtg_run_age_ns(run, local_clock()) / NSEC_PER_USEC;
-	u32 released;
-
-	/* the run was marked on this CPU, and never left it */
-	this_cpu_dec(rtg_slow);
-	if (run->how == RTG_HOW_NONE)
-		return ret;
-	released = run->fast_releases;
-	if (run->how == RTG_HOW_REPORTED) {
-		atomic_long_inc(&tp->reported);
-		trace_rtg_stop(tp->main, run->stop, us, 0, run->how);
-		pr_warn_ratelimited("would stop prog %u %s after %llu us (%s): %s\n",
-				    tp->main->id, tp->main->name, us,
-				    rtg_stop_reason_name(run->stop), rtg_hows[run->how]);
-		return ret;
-	}
-	atomic_long_inc(&tp->stops);
-	atomic_long_add(released, &tp->stop_released);
-	trace_rtg_stop(tp->main, run->stop, us, released, run->how);
-	pr_warn_ratelimited("stopped prog %u %s after %llu us (%s): %s, %u released\n",
-			    tp->main->id, tp->main->name, us, rtg_stop_reason_name(run->stop),
-			    rtg_hows[run->how], released);
-	return tp->stop_ret;
-}
-
-/*
- * A marked run may be in a loop with no call, where no hook sees its
- * mark: end the may_goto loops of its main function (again at each tick,
- * in case the write landed between a may_goto's load and store of the
- * counter). The program leaves them on a path the verifier checked.
- */
-static void rtg_watchdog_end_loops(struct rtg_run *run)
-{
-	struct rtg_prog *tp = rtg_run_prog(run);
-	u64 *counter;
-
-	if (run->how == RTG_HOW_REPORTED || run->how == RTG_HOW_UNWOUND ||
-	    !rtg_stop_policy_stoppable(tp))
-		return;
-	counter = bpf_call_hook_may_goto(tp->main, (struct bpf_call_hook_run *)run);
-	if (!counter)
-		return;
-	WRITE_ONCE(*counter, 0);
-	if (run->how == RTG_HOW_NONE) {
-		run->fast_releases = 0;
-		run->how = RTG_HOW_LOOP;
-	}
-}
-
-/*
- * Mark the runs of the interrupted task that overran (limits in ns). A
- * run's start, the TSC at its entry, becomes local_clock() ns at the
- * first tick that sees it: its age is then measured with the clock the
- * kernel keeps right when it marks the TSC unstable, and only the short
- * time from the entry to that tick with the TSC.
+ * Mark the runs of the interrupted task that overran (limits in ns), and
+ * ask a sample of what a described run holds (its table is not kept as
+ * it goes) while holds are judged.
  */
 static void rtg_watchdog_check(u64 runtime, u64 hold)
 {
 	u64 now = local_clock();
 	struct rtg_run *run;
-	u32 j;
 
 	for (run = READ_ONCE(current->bpf_hook_run); run; run = run->prev) {
 		u8 reason = RTG_STOP_NONE;
@@ -337,44 +109,17 @@ static void rtg_watchdog_check(u64 runtime, u64 hold)
 		if (rtg_run_prog(run)->trace_only)
 			continue;
 		if (run->stop) {
-			rtg_watchdog_end_loops(run);
+			rtg_run_end_loops(run);
 			continue;
 		}
-		if (!run->clock) {
-			run->start = now - rtg_clock_ns(rtg_clock() - run->start);
-			WRITE_ONCE(run->clock, 1);
-		}
-		if (runtime && now - run->start > runtime)
+		if (rtg_run_age(run, now) > runtime && runtime)
 			reason = RTG_STOP_RUNTIME;
-		/* a described run's next call tells what it holds */
-		if (hold && rtg_run_prog(run)->described && !run->sample) {
-			WRITE_ONCE(run->sample, 1);
-			this_cpu_inc(rtg_slow);
-		}
-		/*
-		 * After a release that matched nothing, an entry may stand
-		 * for something already given back: holds are not judged.
-		 */
-		for (j = 0; hold && !run->unmatched && j < run->count; j++) {
-			struct rtg_held *h = &run->held[j];
-
-			/* a clone's group is judged by its first dynptr */
-			if (!h->obj || rtg_held_is_clone(h))
-				continue;
-			/* a hold counts from the first tick that sees it */
-			if (!h->seen) {
-				h->seen = now;
-				continue;
-			}
-			if (!(h->site->flags & RTG_SITE_ITER) &&
-			    now - h->seen > hold)
-				reason = RTG_STOP_HOLD;
-		}
-		if (reason) {
-			WRITE_ONCE(run->stop, reason);
-			this_cpu_inc(rtg_slow);
-			rtg_watchdog_end_loops(run);
-		}
+		if (hold && rtg_run_prog(run)->described)
+			rtg_run_ask_sample(run);
+		if (hold && now - rtg_run_oldest_hold(run, now) > hold)
+			reason = RTG_STOP_HOLD;
+		if (reason)
+			rtg_run_mark(run, reason);
 	}
 }
 
@@ -528,8 +273,6 @@ void rtg_watchdog_stats(struct rtg_watchdog_stats *st)
 		st->tick_ns += per_cpu(rtg_watchdog_tick_ns, cpu);
 		st->wakeups += per_cpu(rtg_watchdog_wakeups, cpu);
 		st->idle_wakeups += per_cpu(rtg_watchdog_idle_wakeups, cpu);
-		st->stops_described += per_cpu(rtg_stops_described, cpu);
-		st->stops_from_table += per_cpu(rtg_stops_from_table, cpu);
 	}
 }
 
