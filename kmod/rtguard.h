@@ -458,8 +458,30 @@ enum rtg_debug_mode {
  */
 #define RTG_TRACE_ONLY	BIT(17)
 
-/* rtguard_entry.S */
-long rtg_pre_track_entry(void);
+/**
+ * rtg_site_of() - the site a hook is called for
+ * @arg: &bpf_call_hook_site.arg, which the module sets to its site
+ *
+ * Return: the site.
+ */
+static inline const struct rtg_site *rtg_site_of(u64 arg)
+{
+	return (const struct rtg_site *)(unsigned long)arg;
+}
+
+/**
+ * rtg_task_run() - the innermost run of a task
+ * @task: the task; current, or one whose runs are read with care
+ *
+ * Return: the module's view of &task_struct.bpf_hook_run, or NULL.
+ */
+static inline struct rtg_run *rtg_task_run(struct task_struct *task)
+{
+	return (struct rtg_run *)READ_ONCE(task->bpf_hook_run);
+}
+
+/* rtguard_entry.S: a bpf_call_hook_pre_t that saves R1-R5 around rtg_pre() */
+long rtg_pre_track_entry(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, u64 arg);
 
 /* rtguard_image.c */
 u64 rtg_site_count(const struct rtg_site *site);
@@ -467,15 +489,8 @@ bool rtg_site_is_live(const struct rtg_site *site);
 void rtg_image_exit(void);
 
 /* rtguard_passthrough.c */
-/*
- * A post hook, as the JIT calls it after a hooked call (struct
- * bpf_call_hook_site): the result becomes R0.
- */
-typedef u64 (*rtg_post_t)(u64 r0, u64 saved, const struct bpf_call_hook_args *args,
-			  const struct rtg_site *site);
-
 u64 rtg_passthrough_post(u64 r0, u64 saved, const struct bpf_call_hook_args *args,
-			 const struct rtg_site *site);
+			 u64 arg);
 
 /* rtguard_trace.c */
 /*
@@ -558,7 +573,7 @@ void rtg_trace_flush_all(void);
 void rtg_trace_call(const struct bpf_call_hook_args *args, const struct rtg_site *site,
 		    u64 ret);
 u64 rtg_trace_post(u64 r0, u64 saved, const struct bpf_call_hook_args *args,
-		   const struct rtg_site *site);
+		   u64 arg);
 void rtg_trace_run(const struct rtg_run *run, u64 ret);
 void rtg_trace_stop_release(const struct rtg_site *acq, u64 obj);
 int rtg_trace_reg(void);

@@ -185,7 +185,7 @@ static void rtg_held_show_task(struct seq_file *m, struct task_struct *t,
 			       const struct rtg_prog *tp, u32 *in_irq)
 {
 	unsigned long lo = (unsigned long)task_stack_page(t), hi = lo + THREAD_SIZE;
-	struct rtg_run *addr = READ_ONCE(t->bpf_hook_run);
+	struct rtg_run *addr = rtg_task_run(t);
 	struct rtg_held held[8];
 	struct rtg_run run;
 	int depth;

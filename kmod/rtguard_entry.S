@@ -26,10 +26,10 @@
 .endm
 
 /*
- * long rtg_pre_track_entry(void)
+ * long rtg_pre_track_entry(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, u64 arg)
  *
- * In:  the five BPF argument registers (rdi, rsi, rdx, rcx, r8), and the
- *      struct rtg_site of the call in r9.
+ * A bpf_call_hook_pre_t. In: the five BPF argument registers (rdi, rsi,
+ *      rdx, rcx, r8), and the struct rtg_site of the call in r9.
  * Out: rax as rtg_pre() returns it; rdi, rsi, rdx, rcx and r8
  *      unchanged, so that the JIT can make the original call right after.
  *

@@ -280,9 +280,9 @@ void rtg_held_add_acq_site(struct rtg_prog *tp, const struct rtg_site *site)
 {
 	u32 n = tp->nr_acq_sites;
 
-	/* readers on the stop path see the site whole */
 	if (!(site->flags & RTG_SITE_KFUNC) && site->func_id == BPF_FUNC_spin_lock &&
 	    !tp->lock_site)
+		/* readers on the stop path see the site whole */
 		smp_store_release(&tp->lock_site, site);
 	if (n >= RTG_MAX_ACQ_SITES)
 		return;

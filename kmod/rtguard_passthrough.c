@@ -11,9 +11,9 @@
  * @r0: the result of the call
  * @saved: unused
  * @args: unused (pass-through sites save no arguments)
- * @site: the call site
+ * @arg: the call site, a &struct rtg_site
  *
- * Called by JIT compiled programs right after the function @site calls,
+ * Called by JIT compiled programs right after the function its site (@arg) calls,
  * which the program calls directly. The result reaches the program
  * untouched, so void, 32-bit, 64-bit and pointer results are exactly as
  * without the hook. It neither sleeps nor takes locks, so it is safe
@@ -22,8 +22,10 @@
  * Return: @r0.
  */
 u64 rtg_passthrough_post(u64 r0, u64 saved, const struct bpf_call_hook_args *args,
-			 const struct rtg_site *site)
+			 u64 arg)
 {
+	const struct rtg_site *site = rtg_site_of(arg);
+
 	this_cpu_inc(*site->count);
 	return r0;
 }

@@ -379,7 +379,7 @@ static u64 rtg_run_stopped(struct rtg_run *run, u64 ret)
 /**
  * rtg_run_exit() - a run of a tracked program returns
  * @ret: what the program returns
- * @run: the run area in the program's frame
+ * @hook_run: the run area in the program's frame
  *
  * Called by the JIT compiled program from its epilogue, or before its
  * exception callback when it is left by bpf_throw() or the watchdog,
@@ -391,8 +391,9 @@ static u64 rtg_run_stopped(struct rtg_run *run, u64 ret)
  * Return: what the program returns to its caller: @ret, or the value a
  * stopped run returns.
  */
-u64 rtg_run_exit(u64 ret, struct rtg_run *run)
+u64 rtg_run_exit(u64 ret, struct bpf_call_hook_run *hook_run)
 {
+	struct rtg_run *run = (struct rtg_run *)hook_run;
 	struct rtg_prog *tp = rtg_run_prog(run);
 	u32 held;
 

@@ -19,7 +19,7 @@ void rtg_prog_add_acquire(struct rtg_prog *tp, struct rtg_site *site,
 			  const char *stop_release);
 void rtg_prog_add_release_fn(struct rtg_prog *tp, const char *name,
 			     const struct rtg_site *site);
-u64 rtg_run_exit(u64 ret, struct rtg_run *run);
+u64 rtg_run_exit(u64 ret, struct bpf_call_hook_run *hook_run);
 struct rtg_run *rtg_run_stray(const struct rtg_site *site);
 long rtg_run_stop(struct rtg_run *run, const struct rtg_site *site,
 		  const u64 *args, const struct rtg_callee_regs *regs);
@@ -41,7 +41,7 @@ void rtg_run_stop_stats(u64 *described, u64 *from_table);
  */
 static __always_inline struct rtg_run *rtg_current_run(const struct rtg_site *site)
 {
-	struct rtg_run *run = current->bpf_hook_run;
+	struct rtg_run *run = rtg_task_run(current);
 
 	if (unlikely(!run || rtg_run_prog(run) != site->tprog))
 		return rtg_run_stray(site);

@@ -195,7 +195,7 @@ static __always_inline void __rtg_trace_call(const struct bpf_call_hook_args *ar
  * rtg_trace_call() - record a traced call
  * @args: its arguments and start, as the JIT saved them; NULL after a
  *	table operation made in line
- * @site: the call site
+ * @arg: the call site, a &struct rtg_site
  * @ret: the call's result
  *
  * Called by the post hooks of traced sites, which the JIT calls while
@@ -336,13 +336,15 @@ void rtg_trace_exit(void)
  * @r0: the result
  * @saved: unused
  * @args: the call's arguments, as the JIT saved them
- * @site: the call site
+ * @arg: the call site, a &struct rtg_site
  *
  * Return: @r0.
  */
 u64 rtg_trace_post(u64 r0, u64 saved, const struct bpf_call_hook_args *args,
-		   const struct rtg_site *site)
+		   u64 arg)
 {
+	const struct rtg_site *site = rtg_site_of(arg);
+
 	__rtg_trace_call(args, site, r0);
 	return r0;
 }

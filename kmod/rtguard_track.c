@@ -37,7 +37,7 @@ MODULE_PARM_DESC(track,
  * @r3: BPF R3
  * @r4: BPF R4
  * @r5: BPF R5
- * @site: the call site
+ * @arg: the call site, a &struct rtg_site
  * @r6: BPF R6
  * @r7: BPF R7
  * @r8: BPF R8
@@ -55,7 +55,7 @@ MODULE_PARM_DESC(track,
 long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site,
 	     u64 r6, u64 r7, u64 r8, u64 r9, u64 fp)
 {
-	struct rtg_run *run = current->bpf_hook_run;
+	struct rtg_run *run = rtg_task_run(current);
 
 	if (run && rtg_run_prog(run) == site->tprog) {
 		u64 args[MAX_BPF_FUNC_REG_ARGS] = { r1, r2, r3, r4, r5 };
@@ -115,7 +115,7 @@ static __always_inline u64 rtg_post_done(u64 r0, const struct bpf_call_hook_args
  * @r0: the result, the object acquired or NULL
  * @saved: unused
  * @args: the call's saved arguments (traced sites)
- * @site: the call site
+ * @arg: the call site, a &struct rtg_site
  *
  * Called only when the JIT's in-line push was not taken (rtg_slow
  * set: a stop pending, or calls or holds traced) or could not be done
@@ -126,8 +126,9 @@ static __always_inline u64 rtg_post_done(u64 r0, const struct bpf_call_hook_args
  */
 static u64 rtg_acquire_post(u64 r0, u64 saved,
 			    const struct bpf_call_hook_args *args,
-			    const struct rtg_site *site)
+			    u64 arg)
 {
+	const struct rtg_site *site = rtg_site_of(arg);
 	struct rtg_run *run = rtg_current_run(site);
 
 	if (r0 && run)
@@ -140,14 +141,15 @@ static u64 rtg_acquire_post(u64 r0, u64 saved,
  * @r0: the result
  * @saved: BPF R1 before the call, the object released
  * @args: the call's saved arguments (traced sites)
- * @site: the call site
+ * @arg: the call site, a &struct rtg_site
  *
  * Return: @r0.
  */
 static noinline u64 rtg_release_post_slow(u64 r0, u64 saved,
 					  const struct bpf_call_hook_args *args,
-					  const struct rtg_site *site)
+					  u64 arg)
 {
+	const struct rtg_site *site = rtg_site_of(arg);
 	struct rtg_run *run = rtg_current_run(site);
 
 	if (run)
@@ -163,7 +165,7 @@ static noinline u64 rtg_release_post_slow(u64 r0, u64 saved,
  * @r0: the result
  * @saved: BPF R1 before the call, the object released
  * @args: the call's saved arguments (traced sites)
- * @site: the call site
+ * @arg: the call site, a &struct rtg_site
  *
  * Called when the JIT's in-line pop was not taken (rtg_slow set)
  * or could not be done (the object is not the newest entry). In line
@@ -174,9 +176,10 @@ static noinline u64 rtg_release_post_slow(u64 r0, u64 saved,
  */
 static u64 rtg_release_post(u64 r0, u64 saved,
 			    const struct bpf_call_hook_args *args,
-			    const struct rtg_site *site)
+			    u64 arg)
 {
-	struct rtg_run *run = current->bpf_hook_run;
+	const struct rtg_site *site = rtg_site_of(arg);
+	struct rtg_run *run = rtg_task_run(current);
 
 	if (likely(run && rtg_run_prog(run) == site->tprog && run->how != RTG_HOW_FAST &&
 		   !(site->flags & RTG_SITE_TRACE) && !trace_rtg_release_enabled())) {
@@ -190,7 +193,7 @@ static u64 rtg_release_post(u64 r0, u64 saved,
 			}
 		}
 	}
-	return rtg_release_post_slow(r0, saved, args, site);
+	return rtg_release_post_slow(r0, saved, args, arg);
 }
 
 /**
@@ -198,7 +201,7 @@ static u64 rtg_release_post(u64 r0, u64 saved,
  * @r0: the result
  * @saved: BPF R1 before the call, the dynptr submitted or discarded
  * @args: the call's saved arguments (traced sites)
- * @site: the call site
+ * @arg: the call site, a &struct rtg_site
  *
  * The record was reserved in one dynptr and may be given back through
  * any clone of it: never popped in line, so that the whole group goes.
@@ -207,8 +210,9 @@ static u64 rtg_release_post(u64 r0, u64 saved,
  */
 static u64 rtg_release_dynptr_post(u64 r0, u64 saved,
 				   const struct bpf_call_hook_args *args,
-				   const struct rtg_site *site)
+				   u64 arg)
 {
+	const struct rtg_site *site = rtg_site_of(arg);
 	struct rtg_run *run = rtg_current_run(site);
 
 	if (run) {
@@ -225,14 +229,15 @@ static u64 rtg_release_dynptr_post(u64 r0, u64 saved,
  * @r0: the result, the object acquired or NULL
  * @saved: BPF R1 before the call, the object released
  * @args: the call's saved arguments (traced sites)
- * @site: the call site
+ * @arg: the call site, a &struct rtg_site
  *
  * Return: @r0.
  */
 static u64 rtg_release_acquire_post(u64 r0, u64 saved,
 				    const struct bpf_call_hook_args *args,
-				    const struct rtg_site *site)
+				    u64 arg)
 {
+	const struct rtg_site *site = rtg_site_of(arg);
 	struct rtg_run *run = rtg_current_run(site);
 
 	if (run) {
@@ -248,7 +253,7 @@ static u64 rtg_release_acquire_post(u64 r0, u64 saved,
  * @r0: the result
  * @saved: BPF R1 before the call
  * @args: the call's saved arguments (traced sites)
- * @site: the call site
+ * @arg: the call site, a &struct rtg_site
  *
  * An iterator must be destroyed even when its constructor fails, so it is
  * held whatever the call returned.
@@ -257,8 +262,9 @@ static u64 rtg_release_acquire_post(u64 r0, u64 saved,
  */
 static u64 rtg_hold_arg_post(u64 r0, u64 saved,
 			     const struct bpf_call_hook_args *args,
-			     const struct rtg_site *site)
+			     u64 arg)
 {
+	const struct rtg_site *site = rtg_site_of(arg);
 	struct rtg_run *run = rtg_current_run(site);
 
 	if (run)
@@ -271,14 +277,15 @@ static u64 rtg_hold_arg_post(u64 r0, u64 saved,
  * @r0: the result
  * @saved: unused
  * @args: the call's saved arguments (traced sites)
- * @site: the call site
+ * @arg: the call site, a &struct rtg_site
  *
  * Return: @r0.
  */
 static u64 rtg_section_begin_post(u64 r0, u64 saved,
 				  const struct bpf_call_hook_args *args,
-				  const struct rtg_site *site)
+				  u64 arg)
 {
+	const struct rtg_site *site = rtg_site_of(arg);
 	struct rtg_run *run = rtg_current_run(site);
 
 	if (run) {
@@ -294,14 +301,15 @@ static u64 rtg_section_begin_post(u64 r0, u64 saved,
  * @r0: the result
  * @saved: unused
  * @args: the call's saved arguments (traced sites)
- * @site: the call site
+ * @arg: the call site, a &struct rtg_site
  *
  * Return: @r0.
  */
 static u64 rtg_section_end_post(u64 r0, u64 saved,
 				const struct bpf_call_hook_args *args,
-				const struct rtg_site *site)
+				u64 arg)
 {
+	const struct rtg_site *site = rtg_site_of(arg);
 	struct rtg_run *run = rtg_current_run(site);
 
 	if (run) {
@@ -319,7 +327,7 @@ static u64 rtg_section_end_post(u64 r0, u64 saved,
  * @r0: the reference taken out of the map, or NULL
  * @saved: BPF R2 before the call, the reference given to the map, or NULL
  * @args: the call's saved arguments (traced sites)
- * @site: the call site
+ * @arg: the call site, a &struct rtg_site
  *
  * What goes into the map is the map's from now on and leaves the run's
  * table without being released; what comes out is the run's to release.
@@ -328,8 +336,9 @@ static u64 rtg_section_end_post(u64 r0, u64 saved,
  */
 static u64 rtg_kptr_xchg_post(u64 r0, u64 saved,
 			      const struct bpf_call_hook_args *args,
-			      const struct rtg_site *site)
+			      u64 arg)
 {
+	const struct rtg_site *site = rtg_site_of(arg);
 	struct rtg_run *run = rtg_current_run(site);
 
 	if (run) {
@@ -346,7 +355,7 @@ static u64 rtg_kptr_xchg_post(u64 r0, u64 saved,
  * @r0: the result
  * @saved: the node argument before the call, inside the object
  * @args: the call's saved arguments (traced sites)
- * @site: the call site; @site->obj_off is the node's offset
+ * @arg: the call site, a &struct rtg_site; its obj_off is the node's offset
  *
  * The collection owns the object from now on (or the kernel dropped it,
  * when the push failed): it leaves the run's table without a release.
@@ -355,8 +364,9 @@ static u64 rtg_kptr_xchg_post(u64 r0, u64 saved,
  */
 static u64 rtg_move_out_post(u64 r0, u64 saved,
 			     const struct bpf_call_hook_args *args,
-			     const struct rtg_site *site)
+			     u64 arg)
 {
+	const struct rtg_site *site = rtg_site_of(arg);
 	struct rtg_run *run = rtg_current_run(site);
 
 	if (run)
@@ -369,7 +379,7 @@ static u64 rtg_move_out_post(u64 r0, u64 saved,
  * @r0: the node inside the object, or NULL
  * @saved: unused
  * @args: the call's saved arguments (traced sites)
- * @site: the call site; @site->obj_off is the node's offset
+ * @arg: the call site, a &struct rtg_site; its obj_off is the node's offset
  *
  * The run holds the object, which bpf_obj_drop() gives back.
  *
@@ -377,8 +387,9 @@ static u64 rtg_move_out_post(u64 r0, u64 saved,
  */
 static u64 rtg_move_in_post(u64 r0, u64 saved,
 			    const struct bpf_call_hook_args *args,
-			    const struct rtg_site *site)
+			    u64 arg)
 {
+	const struct rtg_site *site = rtg_site_of(arg);
 	struct rtg_run *run = rtg_current_run(site);
 
 	if (r0 && run)
@@ -387,7 +398,7 @@ static u64 rtg_move_in_post(u64 r0, u64 saved,
 }
 
 static const struct {
-	rtg_post_t post;
+	bpf_call_hook_post_t post;
 	bool saves_arg;		/* the post hook needs the argument of its role */
 	bool releases;		/* its function can release on the watchdog's behalf */
 	bool consumes;		/* the call takes an argument away from the program */

@@ -102,7 +102,7 @@ static void rtg_watchdog_check(u64 runtime, u64 hold)
 	u64 now = local_clock();
 	struct rtg_run *run;
 
-	for (run = READ_ONCE(current->bpf_hook_run); run; run = run->prev) {
+	for (run = rtg_task_run(current); run; run = run->prev) {
 		u8 reason = RTG_STOP_NONE;
 
 		/* bracketed only to be recorded: never stopped */
