@@ -17,8 +17,8 @@
 # VAR=value arguments on to them in the environment), and every step
 # rebuilds only what changed.
 
-.PHONY: all setup kernel tools module tests initramfs run check check-debug \
-	bench shell checkpatch clean selftests selftests-build install
+.PHONY: all setup kernel tools module tests rtg-strace initramfs run check \
+	check-debug bench shell checkpatch clean selftests selftests-build install
 
 all: initramfs
 
@@ -37,11 +37,14 @@ module: kernel
 tests: tools
 	scripts/build-tests.sh
 
-initramfs: module tests
+rtg-strace: tools
+	scripts/build-rtg-strace.sh
+
+initramfs: module tests rtg-strace
 	scripts/mkinitramfs.sh
 
 # the module and rtg-strace under DESTDIR, a root file system
-install: module tests
+install: module rtg-strace
 	scripts/install.sh "$(DESTDIR)"
 
 run: initramfs

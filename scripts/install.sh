@@ -18,7 +18,7 @@ fi
 release=$(cat "$KOBJ/include/config/kernel.release")
 install -D -m 644 "$FOUT/modules/kmod/bpf_rtguard.ko" \
 	"$dest/lib/modules/$release/extra/bpf_rtguard.ko"
-install -D -m 755 "$FOUT/tests/rtg-strace" "$dest/usr/sbin/rtg-strace"
+install -D -m 755 "$FOUT/rtg-strace/rtg-strace" "$dest/usr/sbin/rtg-strace"
 plugins=usr/lib/$(gcc -print-multiarch)/traceevent/plugins
-install -D -m 644 "$FOUT/tests/plugin_bpf_rtguard.so" "$dest/$plugins/plugin_bpf_rtguard.so"
+install -D -m 644 "$FOUT/rtg-strace/plugin_bpf_rtguard.so" "$dest/$plugins/plugin_bpf_rtguard.so"
 log "installed under $dest: lib/modules/$release/extra/bpf_rtguard.ko usr/sbin/rtg-strace $plugins/plugin_bpf_rtguard.so"
