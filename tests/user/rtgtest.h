@@ -18,7 +18,8 @@
  *
  * WITH_MODULE() makes the runner load bpf_rtguard.ko with those
  * parameters before the test (demo, benchmark) and unload it after; one
- * without it runs with bpf_rtguard unloaded and may load it by hand.
+ * without it runs with bpf_rtguard unloaded and may load it by hand. A
+ * WITH_MODULE() whose name is no function fails the build.
  *
  * Every ASSERT_*() evaluates to whether it held, prints both sides when it
  * did not, and marks the test (and its current subtest) failed; the last
@@ -36,7 +37,11 @@
 #include "helpers.h"
 #include "parsers.h"
 
-#define WITH_MODULE(fn, params) const char fn##__module[] = params
+/* a fixture of a name that no test, demo or benchmark has fails the link */
+#define WITH_MODULE(fn, params)						\
+	void fn(void);							\
+	const char fn##__module[] = params;				\
+	static void (*const fn##__fixture)(void) __attribute__((used)) = fn
 
 /*
  * Start subtest name; false when the selection (TESTS=test/sub) leaves it
