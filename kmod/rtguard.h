@@ -235,8 +235,9 @@ static inline bool rtg_held_is_clone(const struct rtg_held *h)
  * @count: entries used in @held, the top; entries below it whose @obj is
  *	0 were given back
  * @stop: &enum rtg_stop_reason, set by the watchdog timer of this CPU
- * @incomplete: something the run acquired was not recorded: it is never
- *	unwound, only fast-executed
+ * @incomplete: something the run acquired was not recorded: a stop never
+ *	releases from its table (it unwinds by the call's description, or
+ *	fast-executes)
  * @sample: set by the watchdog timer for a run of a described program
  *	(&rtg_prog.described) while hold_limit_us is set: its next hooked
  *	call refreshes @held from the call's description

@@ -412,7 +412,7 @@ u64 rtg_run_exit(u64 ret, struct bpf_call_hook_run *hook_run)
 		return ret;
 	if (unlikely(run->incomplete))
 		rtg_report(tp, &tp->incomplete, 1,
-			   "a run held more than its table records (not unwound)");
+			   "a run held more than its table records (a stop never releases from it)");
 	if (unlikely(run->unmatched))
 		rtg_report(tp, &tp->unmatched, run->unmatched,
 			   "release of something the run does not hold");

@@ -12,8 +12,9 @@ install -m 755 "$FOUT/tests/rtgtest" "$root/rtg/"
 # the BPF sources, for tests that check the source lines a trace names
 mkdir -p "$root/rtg/src"
 install -m 644 "$TOP"/tests/bpf/*.bpf.c "$root/rtg/src/"
-# the README, whose reference tables a test checks against the module
-install -m 644 "$TOP/README.md" "$root/rtg/src/"
+# the README and the design document, whose reference tables a test
+# checks against the module
+install -m 644 "$TOP/README.md" "$TOP/docs/bpf_rtguard.rst" "$root/rtg/src/"
 install -m 644 "$FOUT/modules/tests/kmod/rtg_testmod.ko" "$root/rtg/"
 # as a user installs them: rtg-strace in PATH, the module under lib/modules;
 # the tests know them as /rtg/rtg-strace and /rtg/bpf_rtguard.ko

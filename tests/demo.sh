@@ -17,7 +17,7 @@ echo "=== pass-through hooks with call counting (hook_all=1)"
 /rtg/rtgtest --demo calls
 echo
 echo "=== a watchdog stop (track=1 watchdog_ms=200): nested bpf_for loops holding an object and a task"
-/rtg/rtgtest --demo watchdog_runtime
+/rtg/rtgtest --demo watchdog_stops/wd_loop
 dmesg | grep "stopped prog"
 echo
 echo "=== dmesg (bpf_rtguard)"

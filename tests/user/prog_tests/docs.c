@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The README's reference tables against the module as it runs: the
- * parameters and their defaults, the debugfs files, the names stats
- * prints, the fields of the sites lines, and the trace events. Each way
- * round: what the module has is documented, and what is documented is
- * there. The README is in the initramfs as /rtg/src/README.md.
+ * The documents' reference tables against the module as it runs: the
+ * README's parameters and their defaults; the design document's debugfs
+ * files, the names stats prints, the fields of the sites lines, and the
+ * trace events. Each way round: what the module has is documented, and
+ * what is documented is there. Both are in the initramfs, under
+ * /rtg/src/.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,23 +17,61 @@
 #include "rtgtest.h"
 
 #define README		"/rtg/src/README.md"
+#define DESIGN		"/rtg/src/bpf_rtguard.rst"
 #define DEBUGFS		"/sys/kernel/debug/bpf_rtguard"
 #define PARAMS		"/sys/module/" MOD_RTGUARD "/parameters"
 #define EVENTS		"/sys/kernel/tracing/events/bpf_rtguard"
 
-static char readme[1 << 18];
+static char readme[1 << 16], design[1 << 18];
 
-/* The text from @start up to (not including) @end, or to the end; "" if none. */
-static char *section(const char *start, const char *end)
+/* The text of @doc from @start up to (not including) @end, or to the end; "" if none. */
+static char *section(const char *doc, const char *start, const char *end)
 {
 	static char buf[1 << 16];
-	const char *a = strstr(readme, start), *b;
+	const char *a = strstr(doc, start), *b;
 
 	if (!a)
 		return strcpy(buf, "");
 	b = strstr(a + strlen(start), end);
 	snprintf(buf, sizeof(buf), "%.*s", (int)(b ? b - a : (long)strlen(a)), a);
 	return buf;
+}
+
+/*
+ * The bullet list of @doc under the line @start: from its first bullet to
+ * the first blank line that no indented line or bullet follows.
+ */
+static char *bullets(const char *doc, const char *start)
+{
+	static char buf[1 << 16];
+	const char *a = strstr(doc, start), *b;
+
+	if (!a || !(a = strstr(a, "\n- ")))
+		return strcpy(buf, "");
+	for (b = strstr(a + 1, "\n\n"); b && (b[2] == ' ' || b[2] == '-');
+	     b = strstr(b + 2, "\n\n"))
+		;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(b ? b - a : (long)strlen(a)), a);
+	return buf;
+}
+
+/*
+ * Whether @word is in @text with no letter, digit or _ right before it
+ * (nor, with @end, right after it).
+ */
+static bool has_word(const char *text, const char *word, bool end)
+{
+	size_t len = strlen(word);
+	const char *p;
+
+	for (p = strstr(text, word); p; p = strstr(p + 1, word)) {
+		bool before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+		bool after = end && (isalnum((unsigned char)p[len]) || p[len] == '_');
+
+		if (!before && !after)
+			return true;
+	}
+	return false;
 }
 
 /* Whether "`name`" (or, with @suffix, "`name" + suffix) is in @text. */
@@ -64,7 +104,7 @@ static int entries(const char *dir, char out[][64], int max)
 
 static void check_params(void)
 {
-	char *table = section("## Module parameters", "\n## ");
+	char *table = section(readme, "## Module parameters", "\n## ");
 	char have[32][64], *row, *save = NULL, val[64], name[64], def[64];
 	int n = entries(PARAMS, have, 32), rows = 0, i;
 
@@ -87,15 +127,15 @@ static void check_params(void)
 
 static void check_debugfs(void)
 {
-	char *list = section("debugfs (`" DEBUGFS "/`):", "\n\n");
+	char *list = bullets(design, "debugfs (``" DEBUGFS "/``):");
 	char have[32][64], *line, *save = NULL, name[64], path[128];
 	int n = entries(DEBUGFS, have, 32), bullets = 0, i;
 
 	ASSERT_GT(n, 0, "files in " DEBUGFS);
 	for (i = 0; i < n; i++)
-		ASSERT_TRUE(names(list, have[i], "`"), "debugfs %s in the README's list", have[i]);
+		ASSERT_TRUE(names(list, have[i], "`"), "debugfs %s in the design's list", have[i]);
 	for (line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "- `%63[^`]`", name) != 1)
+		if (sscanf(line, "- ``%63[^`]``", name) != 1)
 			continue;
 		bullets++;
 		snprintf(path, sizeof(path), DEBUGFS "/%s", name);
@@ -106,14 +146,14 @@ static void check_debugfs(void)
 
 static void check_stats(void)
 {
-	char *text = section("- `stats`:", "\n- `");
+	char *text = section(design, "- ``stats``:", "\n- ``");
 	char stats[8192], *line, *save = NULL;
 	int n = 0;
 
 	snprintf(stats, sizeof(stats), "%s", file_read(DEBUGFS "/stats"));
 	for (line = strtok_r(stats, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		line[strcspn(line, ":")] = 0;
-		ASSERT_TRUE(names(text, line, "`"), "stats line %s in the README", line);
+		ASSERT_TRUE(names(text, line, "`"), "stats line %s in the design", line);
 		n++;
 	}
 	ASSERT_GT(n, 0, "lines of stats");
@@ -122,7 +162,7 @@ static void check_stats(void)
 /* Every field of the sites lines, as the file's first line gives them. */
 static void check_sites(void)
 {
-	char *text = section("- `sites`:", "\n- `");
+	char *text = section(design, "- ``sites``:", "\n- ``");
 	char head[1024], *field, *save = NULL, want[80];
 
 	snprintf(head, sizeof(head), "%s", file_read(DEBUGFS "/sites"));
@@ -131,7 +171,7 @@ static void check_sites(void)
 		return;
 	for (field = strtok_r(head + 2, " ", &save); field; field = strtok_r(NULL, " ", &save)) {
 		snprintf(want, sizeof(want), "%.*s=", (int)strcspn(field, "="), field);
-		ASSERT_HAS_STR(text, want, "sites field %s in the README", want);
+		ASSERT_TRUE(has_word(text, want, false), "sites field %s in the design", want);
 	}
 }
 
@@ -143,22 +183,29 @@ static void check_events(void)
 	ASSERT_GT(n, 0, "events in " EVENTS);
 	for (i = 0; i < n; i++) {
 		snprintf(want, sizeof(want), "bpf_rtguard:%.63s", have[i]);
-		ASSERT_TRUE(strstr(readme, want) || names(readme, have[i], "`"),
-			    "event %s in the README", have[i]);
+		ASSERT_TRUE(has_word(design, want, true) || names(design, have[i], "`"),
+			    "event %s in the design", have[i]);
 	}
+}
+
+/* Read @path whole into @buf of @size bytes; whether it was. */
+static bool doc_read(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t len = f ? fread(buf, 1, size - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[len] = 0;
+	return ASSERT_GT(len, 1000, "%s", path) &&
+	       ASSERT_LT(len, size - 1, "the whole of %s read", path);
 }
 
 WITH_MODULE(test_docs_reference, "");
 void test_docs_reference(void)
 {
-	FILE *f = fopen(README, "r");
-	size_t len = f ? fread(readme, 1, sizeof(readme) - 1, f) : 0;
-
-	if (f)
-		fclose(f);
-	readme[len] = 0;
-	if (!ASSERT_GT(len, 1000, "the README at " README) ||
-	    !ASSERT_LT(len, sizeof(readme) - 1, "the whole README read"))
+	if (!doc_read(README, readme, sizeof(readme)) ||
+	    !doc_read(DESIGN, design, sizeof(design)))
 		return;
 	if (test__start_subtest("params"))
 		check_params();

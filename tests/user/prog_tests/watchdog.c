@@ -78,89 +78,119 @@ static void expect_stop(struct bpf_program *prog, int budget_ms, int want,
 	ASSERT_TRUE(dmesg_has(how), "'%s' in dmesg", how);
 }
 
-static void wd_runtime(void)
-{
-	struct watchdog_bpf *skel = wd_load();
-	uint64_t usage0 = 0, usage1 = 1;
+/*
+ * The programs the watchdog stops, one row each, run alone on a program
+ * object of their own with watchdog_ms=200: what the stop gives back, and
+ * what a row checks before and after.
+ */
+struct wd_stop {
+	const char *prog;
+	long released;		/* given back by the stop; -1: not counted */
+	bool described;		/* the verifier describes it completely */
+	void (*before)(struct watchdog_bpf *skel);
+	void (*after)(struct watchdog_bpf *skel);
+};
 
-	if (!skel)
-		return;
-	ASSERT_OK(testmod_task_usage(getpid(), &usage0), "task usage");
-	/* object, task, and the two loops' iterators */
-	expect_stop(skel->progs.wd_loop, 200, -ETIMEDOUT, 4, "released and unwound");
-	/* the task reference the program held was dropped */
-	ASSERT_OK(testmod_task_usage(getpid(), &usage1), "task usage");
-	ASSERT_EQ(usage1, usage0, "task usage count after the stop");
-	printf("  task usage count %lu before and %lu after\n", usage0, usage1);
-	watchdog_bpf__destroy(skel);
+static uint64_t wd_usage0;
+
+static void wd_task_before(struct watchdog_bpf *skel)
+{
+	ASSERT_OK(testmod_task_usage(getpid(), &wd_usage0), "task usage");
 }
 
-WITH_MODULE(test_watchdog_runtime, "track=1 watchdog_ms=200");
-void test_watchdog_runtime(void)
+/* the task reference the program held was dropped */
+static void wd_task_after(struct watchdog_bpf *skel)
 {
-	wd_runtime();
+	uint64_t usage = 1;
+
+	ASSERT_OK(testmod_task_usage(getpid(), &usage), "task usage");
+	ASSERT_EQ(usage, wd_usage0, "task usage count after the stop");
+	printf("  task usage count %lu before and %lu after\n", wd_usage0, usage);
 }
 
-WITH_MODULE(test_watchdog_out_of_order, "track=1 watchdog_ms=200");
-void test_watchdog_out_of_order(void)
+/* the ring buffer record was discarded */
+static void wd_rb_after(struct watchdog_bpf *skel)
 {
-	struct watchdog_bpf *skel = wd_load();
-
-	if (!skel)
-		return;
-	/* the two objects still held and the two loops' iterators, not b or d */
-	expect_stop(skel->progs.wd_out_of_order, 200, -ETIMEDOUT, 4, "released and unwound");
-	watchdog_bpf__destroy(skel);
-}
-
-WITH_MODULE(test_watchdog_subprog, "track=1 watchdog_ms=200");
-void test_watchdog_subprog(void)
-{
-	struct watchdog_bpf *skel = wd_load();
-
-	if (!skel)
-		return;
-	/* stopped in sub_spin(): object and the two iterators */
-	expect_stop(skel->progs.wd_subprog, 200, -ETIMEDOUT, 3, "released and unwound");
-	watchdog_bpf__destroy(skel);
-}
-
-static void wd_sections_stop(void)
-{
-	struct watchdog_bpf *skel = wd_load();
-
-	if (!skel)
-		return;
-	/* RCU section, ring buffer record, two iterators */
-	expect_stop(skel->progs.wd_sections, 200, -ETIMEDOUT, 4, "released and unwound");
-	/* the record was discarded */
 	expect_ringbuf_after_stop(bpf_map__fd(skel->maps.rb), 0, skel->progs.wd_rb_check,
 				  "wd_sections");
-	watchdog_bpf__destroy(skel);
 }
 
-WITH_MODULE(test_watchdog_sections, "track=1 watchdog_ms=200");
-void test_watchdog_sections(void)
+static void wd_cb_before(struct watchdog_bpf *skel)
 {
-	wd_sections_stop();
+	skel->data->outer = 100000;
 }
 
-static void wd_callback(void)
+static const struct wd_stop wd_stops[] = {
+	/* object, task, and the two loops' iterators */
+	{ "wd_loop", 4, true, wd_task_before, wd_task_after },
+	/* the two objects still held and the two loops' iterators, not b or d */
+	{ "wd_out_of_order", 4, true },
+	/* stopped in sub_spin(): object and the two iterators */
+	{ "wd_subprog", 3, true },
+	/* RCU section, ring buffer record, two iterators */
+	{ "wd_sections", 4, true, NULL, wd_rb_after },
+	/*
+	 * bpf_loop() holds nothing of its own: the unwind crosses it; the
+	 * callback holds in its caller's registers: not described
+	 */
+	{ "wd_loop_cb", -1, false, wd_cb_before },
+	/*
+	 * the preemption section and the two iterators; an unbalanced
+	 * preempt count would show as a scheduling-while-atomic report
+	 */
+	{ "wd_preempt", 3, true },
+};
+
+/* Stop @r's program; with @described, one described, by its description. */
+static void wd_stop_row(const struct wd_stop *r, bool described)
 {
 	struct watchdog_bpf *skel = wd_load();
+	struct bpf_program *prog;
+	static struct rtg_held h;
+	uint64_t d0, t0;
 
 	if (!skel)
 		return;
-	skel->data->outer = 100000;
-	/* bpf_loop() holds nothing of its own: the unwind crosses it */
-	expect_stop(skel->progs.wd_loop_cb, 200, -ETIMEDOUT, -1, "released and unwound");
+	prog = bpf_object__find_program_by_name(skel->obj, r->prog);
+	if (!ASSERT_OK_PTR(prog, "program %s", r->prog))
+		goto out;
+	if (described && ASSERT_OK(held_find(prog_id_of(prog), &h), "%s in held", r->prog))
+		ASSERT_EQ(h.described, 1, "%s: described", r->prog);
+	if (r->before)
+		r->before(skel);
+	d0 = wd_stat("stops_described");
+	t0 = wd_stat("stops_from_table");
+	expect_stop(prog, 200, -ETIMEDOUT, r->released, "released and unwound");
+	if (described) {
+		ASSERT_EQ(wd_stat("stops_described") - d0, 1, "stops by the description");
+		ASSERT_EQ(wd_stat("stops_from_table") - t0, 0, "stops by a table");
+	}
+	if (r->after)
+		r->after(skel);
+out:
 	watchdog_bpf__destroy(skel);
 }
 
-WITH_MODULE(test_watchdog_callback, "track=1 watchdog_ms=200");
-void test_watchdog_callback(void)
+/*
+ * Each row of wd_stops as a subtest named after its program; with
+ * @described (describe=1), the rows the verifier describes, each stopped
+ * by its description.
+ */
+static void wd_stops_run(bool described)
 {
-	wd_callback();
+	unsigned int i;
+
+	for (i = 0; i < sizeof(wd_stops) / sizeof(wd_stops[0]); i++) {
+		if ((!described || wd_stops[i].described) &&
+		    test__start_subtest(wd_stops[i].prog))
+			wd_stop_row(&wd_stops[i], described);
+	}
+}
+
+WITH_MODULE(test_watchdog_stops, "track=1 watchdog_ms=200");
+void test_watchdog_stops(void)
+{
+	wd_stops_run(false);
 }
 
 WITH_MODULE(test_watchdog_hold_limit, "track=1 hold_limit_us=20000");
@@ -300,26 +330,6 @@ void test_watchdog_nested(void)
 	watchdog_bpf__destroy(skel);
 }
 
-static void wd_preempt_stop(void)
-{
-	struct watchdog_bpf *skel = wd_load();
-
-	if (!skel)
-		return;
-	/*
-	 * the preemption section and the two iterators; an unbalanced
-	 * preempt count would show as a scheduling-while-atomic report
-	 */
-	expect_stop(skel->progs.wd_preempt, 200, -ETIMEDOUT, 3, "released and unwound");
-	watchdog_bpf__destroy(skel);
-}
-
-WITH_MODULE(test_watchdog_preempt, "track=1 watchdog_ms=200");
-void test_watchdog_preempt(void)
-{
-	wd_preempt_stop();
-}
-
 static void *spin_thread(void *arg)
 {
 	struct watchdog_bpf *skel = arg;
@@ -329,13 +339,6 @@ static void *spin_thread(void *arg)
 	return (void *)(long)run_prog(skel->progs.wd_spin);
 }
 
-/*
- * A BPF spin lock is held with interrupts off and only a few calls are
- * allowed under it, so a run is stopped holding one only when the timer
- * on another CPU marks it inside the locked region and the stop comes at
- * bpf_spin_unlock(): repeat until that happened, and check every time
- * that the lock is free afterwards.
- */
 /*
  * A BPF spin lock is held with interrupts off, so the watchdog timer of
  * the CPU a run is on never judges it inside the locked region; but a run
@@ -398,14 +401,7 @@ void test_watchdog_blinded(void)
 	if (!ASSERT_OK(write_file(harden, "2"), "bpf_jit_harden=2") ||
 	    !ASSERT_STREQ(file_read(harden), "2\n", "bpf_jit_harden"))
 		return;
-	if (test__start_subtest("runtime"))
-		wd_runtime();
-	if (test__start_subtest("sections"))
-		wd_sections_stop();
-	if (test__start_subtest("callback"))
-		wd_callback();
-	if (test__start_subtest("preempt"))
-		wd_preempt_stop();
+	wd_stops_run(false);
 	if (test__start_subtest("spin_lock")) {
 		param_write("watchdog_ms", "100");
 		wd_spin_lock();
@@ -515,46 +511,19 @@ void test_watchdog_idle(void)
 WITH_MODULE(test_watchdog_described, "track=1 check_held=0 describe=1 watchdog_ms=200");
 void test_watchdog_described(void)
 {
-	static const struct {
-		const char *prog;
-		long released;
-	} rows[] = {
-		{ "wd_loop", 4 },		/* object, task, two iterators */
-		{ "wd_out_of_order", 4 },	/* two objects, two iterators */
-		{ "wd_subprog", 3 },		/* in a static function */
-		{ "wd_sections", 4 },		/* RCU, ring buffer record */
-		{ "wd_preempt", 3 },		/* preemption section */
-	};
-	struct watchdog_bpf *skel = wd_load();
+	struct watchdog_bpf *skel;
 	static struct rtg_held h;
-	unsigned int i;
 
+	/* wd_loop_cb's callback holds in its caller's registers: not described */
+	skel = wd_load();
 	if (!skel)
 		return;
-	/* wd_loop_cb's callback holds in its caller's registers: not described */
-	ASSERT_GE(wd_stat("held_described_progs"), sizeof(rows) / sizeof(rows[0]),
-		  "stats: described programs");
+	ASSERT_GE(wd_stat("held_described_progs"), 5, "stats: described programs");
 	ASSERT_LT(wd_stat("held_described_progs"), wd_stat("held_progs"),
 		  "stats: described programs, of the tracked ones");
-	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		struct bpf_program *prog;
-		uint64_t d0, t0;
-
-		if (!test__start_subtest(rows[i].prog))
-			continue;
-		prog = bpf_object__find_program_by_name(skel->obj, rows[i].prog);
-		if (!ASSERT_OK_PTR(prog, "%s", rows[i].prog))
-			continue;
-		if (ASSERT_OK(held_find(prog_id_of(prog), &h), "%s in held", rows[i].prog))
-			ASSERT_EQ(h.described, 1, "%s: described", rows[i].prog);
-		d0 = wd_stat("stops_described");
-		t0 = wd_stat("stops_from_table");
-		expect_stop(prog, 200, -ETIMEDOUT, rows[i].released, "released and unwound");
-		ASSERT_EQ(wd_stat("stops_described") - d0, 1, "stops by the description");
-		ASSERT_EQ(wd_stat("stops_from_table") - t0, 0, "stops by a table");
-	}
-	/* a program of its own: held counts stops per program */
 	watchdog_bpf__destroy(skel);
+	wd_stops_run(true);
+	/* a program of its own: held counts stops per program */
 	skel = wd_load();
 	if (skel && test__start_subtest("hold_limit")) {
 		ASSERT_OK(param_write("watchdog_ms", "0"), "watchdog_ms=0");
