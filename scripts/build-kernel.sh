@@ -45,6 +45,10 @@ fi
 # only what depends on a file that changed.
 applied=$CACHE/applied
 mkdir -p "$applied"
+# the series' patches of a directory, in order: the cover letter changes nothing
+series() {
+	ls "$1"/*.patch 2>/dev/null | grep -v '/0000-cover-letter\.patch$'
+}
 if ! diff -rq "$TOP/kpatch" "$applied" >/dev/null 2>&1; then
 	stamps=$(mktemp)
 	# (nothing is applied yet in a new cache: no error for that)
@@ -54,18 +58,20 @@ if ! diff -rq "$TOP/kpatch" "$applied" >/dev/null 2>&1; then
 			echo "$(sha1sum < "$KSRC/$f" | cut -d' ' -f1) $(stat -c %Y "$KSRC/$f") $f"
 		fi
 	done > "$stamps" || true
-	for p in $(ls -r "$applied"/*.patch 2>/dev/null); do
+	for p in $(series "$applied" | sort -r); do
 		log "reverting $(basename "$p")"
 		patch -d "$KSRC" -p1 -R -s --no-backup-if-mismatch < "$p" ||
 			die "cannot revert $p; remove $KSRC to start over"
 		rm -f "$p"
 	done
-	for p in "$TOP"/kpatch/*.patch; do
+	rm -f "$applied"/*.patch
+	for p in $(series "$TOP/kpatch"); do
 		log "applying $(basename "$p")"
 		patch -d "$KSRC" -p1 -s --no-backup-if-mismatch --forward < "$p" ||
 			die "$(basename "$p") does not apply"
 		cp "$p" "$applied/"
 	done
+	cp "$TOP"/kpatch/0000-cover-letter.patch "$applied/" 2>/dev/null || true
 	while read -r sum time f; do
 		if [ -f "$KSRC/$f" ] &&
 		   [ "$(sha1sum < "$KSRC/$f" | cut -d' ' -f1)" = "$sum" ]; then

@@ -10,7 +10,8 @@ rc=0
 files=$(ls "$TOP"/kmod/*.[ch] "$TOP"/tests/kmod/*.[ch] | grep -v '\.mod\.c$')
 # shellcheck disable=SC2086
 perl "$cp" --strict --quiet --no-tree -f $files || rc=1
-for p in "$TOP"/kpatch/*.patch; do
+# the cover letter is no patch
+for p in $(ls "$TOP"/kpatch/*.patch | grep -v '/0000-cover-letter\.patch$'); do
 	perl "$cp" --strict --quiet --no-tree "$p" || rc=1
 done
 [ $rc = 0 ] && log "clean"
