@@ -633,10 +633,13 @@ void rtg_prog_add_acquire(struct rtg_prog *tp, struct rtg_site *site,
 {
 	struct rtg_release_slot *slot = rtg_prog_release_slot(tp, stop_release);
 
-	if (site->role == RTG_ROLE_HOLD_TOKEN)
-		tp->section_end[site->section] = slot;
-	else
+	/* a section's end, once known, stays known */
+	if (site->role == RTG_ROLE_HOLD_TOKEN) {
+		if (slot)
+			tp->section_end[site->section] = slot;
+	} else {
 		site->stop_slot = slot;
+	}
 }
 
 /**

@@ -104,6 +104,7 @@ static void rtg_watchdog_check(u64 runtime, u64 hold)
 
 	for (run = rtg_task_run(current); run; run = run->prev) {
 		u8 reason = RTG_STOP_NONE;
+		u64 age;
 
 		/* bracketed only to be recorded: never stopped */
 		if (rtg_run_prog(run)->trace_only)
@@ -112,7 +113,9 @@ static void rtg_watchdog_check(u64 runtime, u64 hold)
 			rtg_run_end_loops(run);
 			continue;
 		}
-		if (rtg_run_age(run, now) > runtime && runtime)
+		/* the first tick that sees a run also turns its start into ns */
+		age = rtg_run_age(run, now);
+		if (runtime && age > runtime)
 			reason = RTG_STOP_RUNTIME;
 		if (hold && rtg_run_prog(run)->described)
 			rtg_run_ask_sample(run);
