@@ -11,6 +11,9 @@
 #   make selftests    the kernel's BPF selftests (test_progs) in the guest
 #                     under every module mode, compared to the module absent
 #                     (ST_GROUPS=g1,g2 and ST_MODES=m1,m2 select)
+#   make series-check the kernel series patch by patch: each step applied to
+#                     a pristine tree of its own, built and booted
+#                     (test_progs, bpf_rtguard absent)
 #
 # Every setting (RTGUARD_CACHE, OUT, CLANG, RTG_FLAVOR) has its default in
 # scripts/common.sh; this file only calls the scripts (make passes
@@ -18,7 +21,7 @@
 # rebuilds only what changed.
 
 .PHONY: all setup kernel tools module tests rtg-strace initramfs run check \
-	check-debug bench shell checkpatch clean selftests selftests-build install
+	check-debug bench shell checkpatch clean selftests selftests-build series-check install
 
 all: initramfs
 
@@ -67,6 +70,9 @@ selftests-build: kernel
 
 selftests: selftests-build module
 	scripts/selftests.sh
+
+series-check: selftests-build module
+	scripts/series-check.sh
 
 checkpatch: kernel
 	scripts/checkpatch.sh

@@ -14,6 +14,7 @@
 #   ST_TIMEOUT  seconds per mode in a boot (900)
 #   RTG_MEM     guest memory (3072 MB)
 #   ST_REPORT=1 no boot: judge the mode logs of the last run again
+#   ST_INITRD_ONLY=1 only build the selftests initramfs (make series-check)
 #               ($OUT/selftests/MODE.log, .status)
 # Per mode: the mode finished (no crash, no timeout), the kernel log is
 # clean (scripts/check.sh's list of reports), insmod and rmmod (tries
@@ -102,6 +103,11 @@ mkinitrd() {
 	done
 	initramfs_pack "$root" "$initrd"
 }
+
+if [ -n "${ST_INITRD_ONLY:-}" ]; then
+	mkinitrd
+	exit 0
+fi
 
 pass=0
 fail=0

@@ -3,8 +3,8 @@
  * Program shapes the project's first suites did not try, each of which
  * once made a stop (or a throw) harm the kernel: a throw from a traced
  * program, a stop inside a bpf_loop() callback of a traced program,
- * bpf_kptr_xchg() met by fast-execute, an fmod_ret security hook, helpers
- * whose call is the enforcement.
+ * bpf_kptr_xchg() met by fast-execute, a program with its own exception
+ * callback, and more.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -15,17 +15,10 @@ char LICENSE[] SEC("license") = "GPL";
 
 extern void bpf_throw(u64 cookie) __ksym;
 
-#define EPERM 1
-
 int target_pid;
 int outer = 1000000;	/* far beyond any budget */
 int zero;		/* a bpf_loop flags argument the verifier can't see */
 __u64 sum;
-
-static __always_inline bool is_target(void)
-{
-	return (bpf_get_current_pid_tgid() >> 32) == target_pid;
-}
 
 /* a long stretch with no call: the watchdog's mark lands here */
 static __always_inline void no_call_spin(void)
@@ -133,34 +126,6 @@ int harm_stash_one(void *ctx)
 	t = bpf_kptr_xchg(&v->task, t);
 	if (t)
 		bpf_task_release(t);
-	return 0;
-}
-
-/* ---- fmod_ret on a security hook: a stop must still deny ---- */
-
-int fmod_runs;
-
-SEC("fmod_ret/security_task_setnice")
-int BPF_PROG(harm_fmod_setnice, struct task_struct *p, int nice, int ret)
-{
-	int i, j;
-
-	if (!is_target())
-		return ret;
-	fmod_runs++;
-	bpf_for(i, 0, outer)
-		bpf_for(j, 0, 1000)
-			sum += bpf_get_prandom_u32() & 1;
-	return -EPERM;
-}
-
-/* ---- helpers whose call is the enforcement ---- */
-
-SEC("kprobe/rtg_test_arg2")
-int harm_send_signal(struct pt_regs *regs)
-{
-	if (is_target())
-		bpf_send_signal(9);
 	return 0;
 }
 

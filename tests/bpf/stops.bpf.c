@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Stops that must do no harm: fast-execute past a call the verifier
- * proved non-NULL, LSM and cgroup hooks stopped (they must still deny), a
- * type with no safe stop value (reported, not stopped), a ring buffer
+ * proved non-NULL, LSM, fmod_ret and cgroup hooks stopped (they must still
+ * deny), a type with no safe stop value (reported, not stopped), a program
+ * whose helper call is the enforcement (never stopped), a ring buffer
  * record the program only submits, a sockmap socket, objects moved into
  * and out of a bpf_list and an rbtree.
  */
@@ -143,6 +144,29 @@ int BPF_PROG(stop_skipcap, const char *name)
 		if (bpf_ktime_get_ns() - t0 > skipcap_ms * 1000000)
 			break;
 	skipcap_done++;
+	return 0;
+}
+
+/* ---- fmod_ret on a security hook: a stop denies as the program would ---- */
+
+__u64 fmod_runs;
+
+SEC("fmod_ret/security_task_setnice")
+int BPF_PROG(stop_fmod_setnice, struct task_struct *p, int nice, int ret)
+{
+	if (!is_target())
+		return ret;
+	fmod_runs++;
+	spin(lsm_outer);
+	return -EPERM;
+}
+
+/* only loaded: its call is the enforcement, so it is never stopped */
+SEC("kprobe/rtg_test_arg2")
+int stop_send_signal(struct pt_regs *regs)
+{
+	if (is_target())
+		bpf_send_signal(9);
 	return 0;
 }
 

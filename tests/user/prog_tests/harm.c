@@ -7,7 +7,6 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -169,48 +168,6 @@ void test_harm_kptr_xchg_fast(void)
 	ASSERT_TRUE(dmesg_has("fast-executed, released by the program"), "fast-executed");
 	harm_bpf__destroy(skel);
 	expect_task_refs(refs0, "after five fast-executed stops");
-}
-
-/* An fmod_ret program on security_task_setnice() that denies, stopped, still denies. */
-WITH_MODULE(test_harm_fmod_ret, "track=1 watchdog_ms=100");
-void test_harm_fmod_ret(void)
-{
-	struct harm_bpf *skel = harm_load("harm_fmod_setnice");
-	static struct rtg_held h;
-	struct bpf_link *link;
-	int ret, err;
-
-	if (!skel)
-		return;
-	if (ASSERT_OK(held_find(prog_id_of(skel->progs.harm_fmod_setnice), &h), "in held")) {
-		ASSERT_EQ(h.stoppable, 1, "stoppable");
-		ASSERT_EQ(h.stop_ret, -EPERM, "stop value");
-	}
-	link = bpf_program__attach(skel->progs.harm_fmod_setnice);
-	if (ASSERT_OK_PTR(link, "attach fmod_ret/security_task_setnice")) {
-		ret = setpriority(PRIO_PROCESS, 0, 1);
-		err = errno;
-		ASSERT_EQ(ret, -1, "setpriority while the program is stopped");
-		ASSERT_EQ(err, EPERM, "errno of setpriority");
-		ASSERT_EQ(skel->bss->fmod_runs, 1, "runs of the fmod_ret program");
-		expect_stopped(skel->progs.harm_fmod_setnice, "released and unwound");
-		bpf_link__destroy(link);
-	}
-	harm_bpf__destroy(skel);
-}
-
-/* A program whose helper call is the enforcement is reported, never stopped. */
-WITH_MODULE(test_harm_verdict_helper, "track=1 watchdog_ms=100");
-void test_harm_verdict_helper(void)
-{
-	struct harm_bpf *skel = harm_load("harm_send_signal");
-	static struct rtg_held h;
-
-	if (!skel)
-		return;
-	if (ASSERT_OK(held_find(prog_id_of(skel->progs.harm_send_signal), &h), "in held"))
-		ASSERT_EQ(h.stoppable, 0, "a bpf_send_signal() caller stoppable");
-	harm_bpf__destroy(skel);
 }
 
 /*

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Stops on stops.bpf.c do no harm: no oops past a call the verifier
- * proved non-NULL, LSM and cgroup hooks fail closed, a type with no safe
- * stop value is reported and left alone, a ring buffer record is never
+ * proved non-NULL; the stop policy, a row per kind of program (LSM,
+ * fmod_ret and cgroup hooks fail closed, a type with no safe stop value
+ * is reported and left alone); a ring buffer record is never
  * submitted by a stop, a sockmap socket and objects moved through a
  * bpf_list or rbtree are accounted for exactly.
  */
@@ -103,123 +104,164 @@ void test_stops_fast_execute(void)
 	stops_bpf__destroy(skel);
 }
 
-WITH_MODULE(test_stops_lsm, "track=1 watchdog_ms=100");
-void test_stops_lsm(void)
-{
-	struct stops_bpf *skel = stops_load("stop_lsm_setnice");
-	static struct rtg_held h;
-	struct bpf_link *link;
-	int ret, err;
+/*
+ * The stop policy, one row per kind of program: whether a run may be
+ * stopped, the value a stopped run returns, and what the program's hook
+ * sees when it is stopped. A row's trigger attaches the program and makes
+ * it run past the budget; it returns what the hook's caller saw (0, or
+ * -errno).
+ */
+struct policy_row {
+	const char *prog;
+	const char *param;	/* set while the program is loaded */
+	int stoppable;
+	int stop_ret;		/* when stoppable */
+	int (*trigger)(struct stops_bpf *skel, struct bpf_program *prog);
+	int seen;		/* what the trigger returns */
+	long stops;		/* held's counts after the trigger */
+	long reported;
+	const char *dmesg;	/* a line the trigger leaves, or NULL */
+};
 
-	if (!skel)
-		return;
-	if (!held_of(skel->progs.stop_lsm_setnice, &h)) {
-		ASSERT_EQ(h.stoppable, 1, "stop_lsm_setnice stoppable");
-		ASSERT_EQ(h.stop_ret, -EPERM, "stop_lsm_setnice's stop value");
-	}
-	link = bpf_program__attach_lsm(skel->progs.stop_lsm_setnice);
-	if (ASSERT_OK_PTR(link, "attach lsm/task_setnice (boot with lsm=bpf)")) {
-		/* a long loop holding iterators, then "deny": stopped, still denied */
-		ret = setpriority(PRIO_PROCESS, 0, 1);
-		err = errno;
-		ASSERT_EQ(ret, -1, "setpriority while the program is stopped");
-		ASSERT_EQ(err, EPERM, "errno of setpriority");
-		ASSERT_EQ(skel->bss->lsm_runs, 1, "runs of the LSM program");
-		stop_counts(skel->progs.stop_lsm_setnice, 1, 0);
-		bpf_link__destroy(link);
-	}
-	stops_bpf__destroy(skel);
+static int trigger_setnice(struct stops_bpf *skel, struct bpf_program *prog)
+{
+	struct bpf_link *link = bpf_program__attach(prog);
+	int ret;
+
+	if (!ASSERT_OK_PTR(link, "attach %s (boot with lsm=bpf)", bpf_program__name(prog)))
+		return 1;
+	ret = setpriority(PRIO_PROCESS, 0, 1) ? -errno : 0;
+	bpf_link__destroy(link);
+	/* a long loop holding iterators, then "deny" */
+	ASSERT_EQ(skel->bss->lsm_runs + skel->bss->fmod_runs, 1, "runs");
+	return ret;
 }
 
-WITH_MODULE(test_stops_cgroup, "track=1 watchdog_ms=100");
-void test_stops_cgroup(void)
+static int trigger_sock_create(struct stops_bpf *skel, struct bpf_program *prog)
 {
-	struct stops_bpf *skel = stops_load("stop_cg_sock_create");
 	struct bpf_link *link;
-	int cg, fd, err;
+	int cg, fd, ret;
 
-	if (!skel)
-		return;
 	cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY);
 	if (!ASSERT_GE(cg, 0, "open the cgroup2 root"))
-		goto out;
-	link = bpf_program__attach_cgroup(skel->progs.stop_cg_sock_create, cg);
-	if (ASSERT_OK_PTR(link, "attach cgroup/sock_create")) {
-		/* the program would allow; a stopped run denies */
-		fd = socket(AF_INET, SOCK_DGRAM, 0);
-		err = errno;
-		ASSERT_LT(fd, 0, "socket() while the program is stopped");
-		ASSERT_EQ(err, EPERM, "errno of socket()");
-		stop_counts(skel->progs.stop_cg_sock_create, 1, 0);
-		/*
-		 * a run that ends in time allows: no loop at all, since under
-		 * TCG, with every call checked, even 1000 calls can take
-		 * longer than the 100 ms budget on a loaded host
-		 */
-		skel->data->cg_outer = 0;
-		fd = socket(AF_INET, SOCK_DGRAM, 0);
-		ASSERT_GE(fd, 0, "socket() with a short run");
-		if (fd >= 0)
-			close(fd);
-		ASSERT_EQ(skel->bss->cg_runs, 2, "runs of the cgroup program");
-		bpf_link__destroy(link);
-	}
+		return 1;
+	link = bpf_program__attach_cgroup(prog, cg);
 	close(cg);
-out:
-	stops_bpf__destroy(skel);
+	if (!ASSERT_OK_PTR(link, "attach cgroup/sock_create"))
+		return 1;
+	/* the program would allow: a stopped run denies */
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	ret = fd < 0 ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	/*
+	 * a run that ends in time allows: no loop at all, since under TCG,
+	 * with every call checked, even 1000 calls can take longer than the
+	 * 100 ms budget on a loaded host
+	 */
+	skel->data->cg_outer = 0;
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_GE(fd, 0, "socket() with a short run");
+	if (fd >= 0)
+		close(fd);
+	ASSERT_EQ(skel->bss->cg_runs, 2, "runs of the cgroup program");
+	bpf_link__destroy(link);
+	return ret;
 }
 
-WITH_MODULE(test_stops_unsafe_type, "track=1 watchdog_ms=100");
-void test_stops_unsafe_type(void)
+static int trigger_setxattr(struct stops_bpf *skel, struct bpf_program *prog)
 {
-	struct stops_bpf *skel = stops_load("stop_skipcap,stop_recvmsg4");
-	static struct rtg_held h;
-	struct bpf_link *link;
+	struct bpf_link *link = bpf_program__attach_lsm(prog);
+	double t0 = now_ms();
 	int fd;
 
-	if (!skel)
-		return;
-	/* -EPERM is out of a bool hook's range [0, 1]: not stoppable */
-	if (!held_of(skel->progs.stop_skipcap, &h))
-		ASSERT_EQ(h.stoppable, 0, "stop_skipcap stoppable");
-	/* recvmsg4 must return 1, so a stop returns 1 */
-	if (!held_of(skel->progs.stop_recvmsg4, &h)) {
-		ASSERT_EQ(h.stoppable, 1, "stop_recvmsg4 stoppable");
-		ASSERT_EQ(h.stop_ret, 1, "stop_recvmsg4's stop value");
-	}
-	link = bpf_program__attach_lsm(skel->progs.stop_skipcap);
 	if (!ASSERT_OK_PTR(link, "attach lsm/inode_xattr_skipcap"))
-		goto out;
+		return 1;
 	fd = open("/tmp/rtg-stops-xattr", O_CREAT | O_WRONLY, 0600);
 	if (ASSERT_GE(fd, 0, "create a file")) {
-		double t0 = now_ms();
-
 		/* the hook runs whatever the file system then says */
 		setxattr("/tmp/rtg-stops-xattr", "user.rtg", "1", 1, 0);
 		printf("  setxattr() took %.0f ms, the hook ran %llu times\n",
 		       now_ms() - t0, (unsigned long long)skel->bss->skipcap_done);
 		close(fd);
 	}
-	ASSERT_EQ(skel->bss->skipcap_done, 1, "the run went on to its end");
-	stop_counts(skel->progs.stop_skipcap, 0, 1);
-	ASSERT_TRUE(dmesg_has("not stoppable (program or attach type), reported only"),
-		    "'would stop' in dmesg");
 	bpf_link__destroy(link);
-	stops_bpf__destroy(skel);
-	/* stop_unsafe=1: programs verified now are stopped, returning 0 */
-	if (!ASSERT_OK(param_write("stop_unsafe", "1"), "stop_unsafe=1"))
+	/* not stopped: the run went on to its end */
+	return skel->bss->skipcap_done == 1 ? 0 : -EINTR;
+}
+
+static const struct policy_row policy_rows[] = {
+	/* LSM: the stop value denies, as the program would */
+	{ "stop_lsm_setnice", NULL, 1, -EPERM, trigger_setnice, -EPERM, 1, 0, NULL },
+	/* fmod_ret on a security_ function: the same, through a trampoline */
+	{ "stop_fmod_setnice", NULL, 1, -EPERM, trigger_setnice, -EPERM, 1, 0,
+	  "released and unwound" },
+	/* cgroup: a stop denies, though the program would allow */
+	{ "stop_cg_sock_create", NULL, 1, 0, trigger_sock_create, -EPERM, 1, 0, NULL },
+	/* -EPERM is out of a bool hook's range [0, 1]: reported, not stopped */
+	{ "stop_skipcap", NULL, 0, 0, trigger_setxattr, 0, 0, 1,
+	  "not stoppable (program or attach type), reported only" },
+	/* ... unless stop_unsafe=1 was set when it was verified: then 0 */
+	{ "stop_skipcap", "stop_unsafe", 1, 0, NULL, 0, 0, 0, NULL },
+	/* recvmsg4 must return 1, so a stop returns 1 */
+	{ "stop_recvmsg4", NULL, 1, 1, NULL, 0, 0, 0, NULL },
+	/* a program whose helper call is the enforcement: never stopped */
+	{ "stop_send_signal", NULL, 0, 0, NULL, 0, 0, 0, NULL },
+};
+
+static void policy_row_run(const struct policy_row *row)
+{
+	struct stops_bpf *skel;
+	struct bpf_program *prog;
+	static struct rtg_held h;
+	const char *line, *eol = NULL;
+	char head[64];
+
+	if (row->param && !ASSERT_OK(param_write(row->param, "1"), "%s=1", row->param))
 		return;
-	skel = stops_load("stop_skipcap");
-	param_write("stop_unsafe", "0");
-	if (skel && !held_of(skel->progs.stop_skipcap, &h)) {
-		ASSERT_EQ(h.stoppable, 1, "stop_skipcap stoppable with stop_unsafe=1");
-		ASSERT_EQ(h.stop_ret, 0, "stop_skipcap's stop value");
+	skel = stops_load(row->prog);
+	if (row->param)
+		param_write(row->param, "0");
+	if (!skel)
+		return;
+	prog = bpf_object__find_program_by_name(skel->obj, row->prog);
+	if (!held_of(prog, &h)) {
+		ASSERT_EQ(h.stoppable, row->stoppable, "%s stoppable", row->prog);
+		if (row->stoppable)
+			ASSERT_EQ(h.stop_ret, row->stop_ret, "%s's stop value", row->prog);
 	}
-out:
+	if (row->trigger) {
+		ASSERT_EQ(row->trigger(skel, prog), row->seen, "what %s's hook returned",
+			  row->prog);
+		stop_counts(prog, row->stops, row->reported);
+	}
+	if (row->dmesg) {
+		/* one of the program's own lines says how it ended */
+		snprintf(head, sizeof(head), " prog %u ", prog_id_of(prog));
+		for (line = strstr(dmesg_read(), head); line; line = strstr(eol, head)) {
+			eol = strchrnul(line, '\n');
+			if (memmem(line, eol - line, row->dmesg, strlen(row->dmesg)))
+				break;
+		}
+		ASSERT_TRUE(line, "'%s' on a line with '%s' in dmesg", row->dmesg, head);
+	}
 	stops_bpf__destroy(skel);
 }
 
-/* Stop @prog holding a record it would only submit: the consumer sees nothing. */
+WITH_MODULE(test_stops_policy, "track=1 watchdog_ms=100");
+void test_stops_policy(void)
+{
+	char name[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(policy_rows) / sizeof(policy_rows[0]); i++) {
+		snprintf(name, sizeof(name), "%s%s%s", policy_rows[i].prog,
+			 policy_rows[i].param ? "_with_" : "", policy_rows[i].param ?: "");
+		if (test__start_subtest(name))
+			policy_row_run(&policy_rows[i]);
+	}
+}
+
 static void expect_discarded(struct stops_bpf *skel, struct bpf_program *prog)
 {
 	const char *name = bpf_program__name(prog);
