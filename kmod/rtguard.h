@@ -461,7 +461,8 @@ enum rtg_debug_mode {
 
 /**
  * rtg_site_of() - the site a hook is called for
- * @arg: &bpf_call_hook_site.arg, which the module sets to its site
+ * @arg: &bpf_call_hook_site.arg, which the module sets to its site (but
+ *	for the pass-through hook's)
  *
  * Return: the site.
  */

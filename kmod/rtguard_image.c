@@ -235,6 +235,8 @@ static bool rtg_select(void *data, struct bpf_prog *prog,
 		hook->plain_when_clear = true;
 	} else {
 		site->count = image->counts + image->nr_sites;
+		/* all the hook needs */
+		hook->arg = (__force unsigned long)site->count;
 		hook->post = rtg_passthrough_post;
 	}
 	image->nr_sites++;

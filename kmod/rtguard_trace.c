@@ -168,7 +168,12 @@ static noinline void rtg_trace_call_alone(const struct bpf_call_hook_args *args,
 	rtg_trace_alone(&r);
 }
 
-/* Record a traced call; see rtg_trace_call(). */
+/*
+ * Record a traced call; see rtg_trace_call(). The program that made it
+ * runs with migration disabled, so this CPU's batch stays this CPU's;
+ * another task that preempts the batch's owner finds it taken and
+ * writes its call alone, as an interrupt does.
+ */
 static __always_inline void __rtg_trace_call(const struct bpf_call_hook_args *args,
 					     const struct rtg_site *site, u64 ret)
 {
@@ -179,7 +184,6 @@ static __always_inline void __rtg_trace_call(const struct bpf_call_hook_args *ar
 	if (!trace_rtg_call_enabled() || unlikely(!args))
 		return;
 	end = rtg_clock();
-	preempt_disable_notrace();
 	b = this_cpu_ptr(&rtg_trace_batch);
 	if (likely(this_cpu_inc_return(rtg_trace_batch.busy) == 1)) {
 		rtg_trace_fill(&b->rec[b->n], args, site, ret, end);
@@ -188,7 +192,6 @@ static __always_inline void __rtg_trace_call(const struct bpf_call_hook_args *ar
 		rtg_trace_call_alone(args, site, ret, end);
 	}
 	this_cpu_dec(rtg_trace_batch.busy);
-	preempt_enable_notrace();
 }
 
 /**
@@ -247,7 +250,8 @@ void rtg_trace_run(const struct rtg_run *run, u64 ret)
 	if (!trace_rtg_call_enabled() || !r.site)
 		return;
 	r.end = rtg_clock();
-	ns = rtg_run_age_ns(run, local_clock());
+	/* local_clock() only once the watchdog converted the run's start */
+	ns = rtg_run_age_ns(run, READ_ONCE(run->clock) ? local_clock() : 0);
 	r.args[0] = run->stop;
 	r.args[1] = run->stop ? run->fast_releases : 0;
 	r.args[2] = ns;
@@ -340,8 +344,8 @@ void rtg_trace_exit(void)
  *
  * Return: @r0.
  */
-u64 rtg_trace_post(u64 r0, u64 saved, const struct bpf_call_hook_args *args,
-		   u64 arg)
+notrace u64 rtg_trace_post(u64 r0, u64 saved, const struct bpf_call_hook_args *args,
+			   u64 arg)
 {
 	const struct rtg_site *site = rtg_site_of(arg);
 
