@@ -20,7 +20,7 @@ export LC_ALL=C
 . "$(dirname "$0")/guest-lib.sh"
 
 groups=${SERIES_GROUPS:-exceptions,iters,bpf_loop,dynptr,ringbuf,task_kfunc,cpumask,spin_lock,rcu_read_lock,kfunc_call,kptr_xchg_inline,verifier_and,verifier_bounds}
-own=${SERIES_OWN:-verifier_debug_mode,debug_mode_flag}
+own=${SERIES_OWN:-verifier_debug_mode,debug_mode_flag,call_hook}
 tarball=/usr/src/linux-source-6.12.tar.xz
 sdir=$CACHE/series
 src=$sdir/linux-source-6.12
