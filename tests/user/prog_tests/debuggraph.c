@@ -183,7 +183,7 @@ out:
 
 /*
  * An untracked program in debug mode is bracketed only for the runs that
- * begin while the event is on (kernel patch 13): with the event off its
+ * begin while the event is on (kernel patch 18): with the event off its
  * runs arm no watchdog timer, though a limit is set; with it on, each of
  * them is recorded.
  */

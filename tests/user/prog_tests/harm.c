@@ -262,7 +262,7 @@ void test_harm_table_cap(void)
  */
 /*
  * cls_bpf without direct action reads a program's result as a class id
- * (patch 8 marks it when attached): such a program is stoppable until it
+ * (patch 9 marks it when attached): such a program is stoppable until it
  * is attached that way, then not. One attached with direct action, on
  * the same hook, stays stoppable.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The verifier's held-set descriptions (kernel patch 10), as debugfs
+ * The verifier's held-set descriptions (kernel patch 15), as debugfs
  * descriptions shows them, and check_held comparing them with each run's
  * table (the runner turns it on for every tracked test).
  */

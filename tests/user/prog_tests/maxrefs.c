@@ -2,7 +2,7 @@
 /*
  * What the verifier records for maxrefs.bpf.c's programs, as bpf_rtguard
  * sees it in debugfs progs: the largest number of references held at once
- * (patch 1) and BPF_F_DEBUG_MODE (patch 2).
+ * (patch 2) and BPF_F_DEBUG_MODE (patch 3).
  */
 #include <bpf/libbpf.h>
 

@@ -98,7 +98,7 @@ static int set_effective(__u32 drop0, __u32 drop1)
 	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
 }
 
-/* Needs no module: the flag is the kernel's (patch 2). */
+/* Needs no module: the flag is the kernel's (patch 3). */
 void test_debug_mode_eperm(void)
 {
 	ASSERT_OK(load_syscall_prog(BPF_F_DEBUG_MODE), "privileged load with the flag");

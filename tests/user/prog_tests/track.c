@@ -209,7 +209,7 @@ void test_track_in_line(void)
  * the event off: its calls take the JIT's in-line table path, and those
  * the path cannot finish (d pushed onto a full table, releases out of
  * order) reach the post hook with no saved arguments, through a path
- * that keeps the stack as the saving path leaves it (kernel patch 14).
+ * that keeps the stack as the saving path leaves it (kernel patch 8).
  * 10,000 such runs end right and leak nothing; with the event on, each
  * call is recorded with its arguments.
  */
