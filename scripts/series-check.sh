@@ -4,8 +4,10 @@
 # kernel (the configuration of make check) with no patch, then applies
 # kpatch/ one patch at a time and builds again after each. Every kernel
 # boots with the selftests initramfs (scripts/selftests.sh builds it) and
-# runs the kernel's test_progs on SERIES_GROUPS, bpf_rtguard absent; the
-# last one runs the series' own selftests as well.
+# runs the kernel's test_progs on SERIES_GROUPS, bpf_rtguard absent, with
+# bpf_testmod.ko built from the step's tree for the step's kernel (the
+# selftests initramfs' own is built for make check's kernel, whose BTF
+# differs); the last one runs the series' own selftests as well.
 # A step passes when its patch applies, the build prints no warning or
 # error, the guest finishes with a clean kernel log, and every subtest
 # that passed without the series passes (the series' own selftests: every
@@ -13,6 +15,8 @@
 #   SERIES_GROUPS  test_progs -t groups (default below)
 #   SERIES_OWN     the series' selftests, run on the last step only
 #   SERIES_UPTO=N  stop after patch N (0: the kernel without the series)
+#   SERIES_FROM=N  start at patch N, on the tree and the baseline a
+#                  previous run left (the patches before N applied)
 # Ends with "N passed, N failed"; non-zero on any failure.
 set -uo pipefail
 export LC_ALL=C
@@ -32,8 +36,13 @@ cfg=$CACHE/build/.config
 
 ST_INITRD_ONLY=1 "$TOP/scripts/selftests.sh" || die "cannot build $initrd"
 [ -f "$cfg" ] || die "no $cfg: run make kernel"
+from=${SERIES_FROM:-}
 mkdir -p "$sdir" "$applied" "$res"
-rm -f "$res"/*
+if [ -n "$from" ]; then
+	[ -s "$res/base.results" ] || die "SERIES_FROM: no baseline of a previous run in $res"
+else
+	rm -f "$res"/*
+fi
 
 exec 9>>"$KBUILD_LOCK"
 
@@ -48,6 +57,9 @@ if [ ! -f "$src/.rtg-version" ] || [ "$(cat "$src/.rtg-version")" != "$srcver" ]
 	echo "$srcver" > "$src/.rtg-version"
 fi
 for p in $(ls "$applied"/*.patch 2>/dev/null | sort -r); do
+	# with SERIES_FROM, the patches before it stay
+	n=$(basename "$p")
+	[ -n "$from" ] && [ "$((10#${n:0:4}))" -lt "$from" ] && continue
 	patch -d "$src" -p1 -R -s --no-backup-if-mismatch < "$p" ||
 		die "cannot revert $p; remove $sdir to start over"
 	rm -f "$p"
@@ -62,10 +74,23 @@ fail=0
 build() {	# build LOG
 	flock 9
 	make -s -C "$src" O="$obj" ARCH=x86_64 olddefconfig > "$1" 2>&1 &&
-		make -s -C "$src" O="$obj" ARCH=x86_64 -j"$NPROC" bzImage >> "$1" 2>&1
+		make -s -C "$src" O="$obj" ARCH=x86_64 -j"$NPROC" bzImage modules >> "$1" 2>&1 &&
+		testmod >> "$1" 2>&1
 	local rc=$?
 	flock -u 9
 	return $rc
+}
+
+# bpf_testmod.ko of the step's tree, built for its kernel, put where
+# test_progs looks for it (/st) by an archive appended to the initramfs
+testmod() {
+	local d=$sdir/testmod root=$sdir/overlay
+	rm -rf "$d" "$root"
+	cp -r "$src/tools/testing/selftests/bpf/bpf_testmod" "$d" &&
+		make -s -C "$obj" M="$d" -j"$NPROC" modules &&
+		mkdir -p "$root/st" && cp "$d/bpf_testmod.ko" "$root/st/" || return 1
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$sdir/overlay.cpio.gz"
+	cat "$initrd" "$sdir/overlay.cpio.gz" > "$sdir/initrd.cpio.gz"
 }
 
 # "test[/subtest]<TAB>OK|FAIL|SKIP" lines of a test_progs log, sorted
@@ -78,7 +103,7 @@ parse() {
 boot() {	# boot NAME GROUPS
 	local logf=$res/$1.log
 	RTG_MEM=${RTG_MEM:-3072} RTG_LOG=$logf RTG_TIMEOUT=900 \
-		RTG_INITRD=$initrd RTG_KERNEL=$obj/arch/x86/boot/bzImage \
+		RTG_INITRD=$sdir/initrd.cpio.gz RTG_KERNEL=$obj/arch/x86/boot/bzImage \
 		"$TOP/scripts/run-guest.sh" selftests rtg.st_modes=absent \
 		"rtg.st_groups=$2" > /dev/null
 	parse "$logf" > "$res/$1.results"
@@ -108,8 +133,10 @@ judge() {	# judge NAME
 }
 
 steps=$(ls "$TOP"/kpatch/*.patch | grep -v '/0000-cover-letter\.patch$')
-log "step base: linux-source-6.12 $srcver without the series"
-if build "$res/base.build"; then
+if [ -n "$from" ]; then
+	log "from patch $from, on the tree and baseline of the previous run"
+	steps=$(echo "$steps" | awk -v f="$from" '{ n = $0; sub(/.*\//, "", n) } n + 0 >= f')
+elif log "step base: linux-source-6.12 $srcver without the series"; build "$res/base.build"; then
 	boot base "$groups"
 	if ! grep -aq '^rtg-st: mode absent end' "$res/base.log" || [ ! -s "$res/base.results" ]; then
 		result base 0 "the unpatched kernel did not run test_progs: see $res/base.log"
@@ -124,7 +151,7 @@ else
 fi
 
 if [ -n "${SERIES_UPTO:-}" ]; then
-	steps=$(echo "$steps" | head -n "$SERIES_UPTO")
+	steps=$(echo "$steps" | awk -v u="$SERIES_UPTO" '{ n = $0; sub(/.*\//, "", n) } n + 0 <= u')
 fi
 last=$(ls "$TOP"/kpatch/*.patch | tail -1)
 for p in $steps; do
