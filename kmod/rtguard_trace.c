@@ -27,11 +27,11 @@
  * trace buffer's reserve and commit cost several times what a call's
  * hooks do. Whoever takes busy first on the CPU (0 -> 1: one instruction,
  * so interrupts see it taken or not) owns the batch; a writer that finds
- * it taken (it interrupted the owner) writes its call alone. The batch
- * is written when full, by a lazy irq_work its first call queues (run
- * at the CPU's next tick, or at once on a CPU whose tick is stopped), and
- * when a reader asks (rtg_trace_flush_all()). A CPU that traces nothing
- * is never woken.
+ * it taken (it interrupted or preempted the owner) writes its call alone.
+ * The batch is written when full, by a lazy irq_work its first call
+ * queues (run at the CPU's next tick, or at once on a CPU whose tick is
+ * stopped), and when a reader asks (rtg_trace_flush_all()). A CPU that
+ * traces nothing is never woken.
  */
 struct rtg_trace_batch {
 	u32 busy;
