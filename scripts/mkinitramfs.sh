@@ -24,4 +24,6 @@ ln -sf "/lib/modules/$(cat "$KOBJ/include/config/kernel.release")/extra/bpf_rtgu
 	"$root/rtg/bpf_rtguard.ko"
 # trace-cmd, as Debian ships it, for the test of what it prints with the plugin
 initramfs_add_dynamic "$root" /usr/bin/trace-cmd
+# ... and perf (perf record, perf script)
+initramfs_add_dynamic "$root" /usr/bin/perf
 initramfs_pack "$root" "$FOUT/initramfs.cpio.gz"

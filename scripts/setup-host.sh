@@ -13,6 +13,7 @@ pkgs=(
 	# the guest's trace-cmd, and the headers of the plugin that lets it
 	# print debug-mode calls
 	trace-cmd libtraceevent-dev
+	linux-perf	# perf script, which loads the same plugin
 )
 
 missing=()

@@ -197,6 +197,41 @@ void test_debug_trace_cmd(void)
 	unlink("/tmp/rtg.dat");
 }
 
+#define TEP_PLUGINS "/usr/lib/x86_64-linux-gnu/traceevent/plugins"
+
+/*
+ * perf, as Debian ships it (6.1), prints a tracepoint through the
+ * libtraceevent it carries, which loads plugins only from
+ * TRACEEVENT_PLUGIN_DIR and ~/.local/lib/traceevent/plugins: pointed at
+ * the directory make install puts the plugin in, perf script prints each
+ * call as trace-cmd report does; without it, the event's fields.
+ */
+WITH_MODULE(test_debug_perf_script, "debug=all");
+void test_debug_perf_script(void)
+{
+	char *calls[DM_CALLS];
+	int n, pid;
+
+	strace_stop();
+	if (!ASSERT_EQ(WEXITSTATUS(system("perf record -q -N -B -a -e bpf_rtguard:rtg_call "
+					  "-o /tmp/rtg.perf /rtg/rtgtest --demo debug_loader_quick "
+					  "> /tmp/rtg-record.txt 2>&1")),
+		       0, "perf record CMD"))
+		printf("%s", file_read("/tmp/rtg-record.txt"));
+	system("TRACEEVENT_PLUGIN_DIR=" TEP_PLUGINS " perf script -i /tmp/rtg.perf "
+	       "> /tmp/rtg-report.txt 2>&1");
+	n = report_calls("/tmp/rtg-report.txt", calls, DM_CALLS);
+	pid = n > 0 && strstr(calls[0], " pid=") ? atoi(strstr(calls[0], " pid=") + 5) : 0;
+	ASSERT_GT(pid, 0, "the task of each call");
+	expect_map_calls(calls, n, true, pid);
+	system("TRACEEVENT_PLUGIN_DIR=/nonexistent perf script -i /tmp/rtg.perf "
+	       "> /tmp/rtg-raw.txt 2>&1");
+	ASSERT_HAS_STR(file_read("/tmp/rtg-raw.txt"), "rtg_call:", "without the plugin, the events");
+	ASSERT_NO_STR(file_read("/tmp/rtg-raw.txt"), "bpf_map_update_elem(",
+		      "but no call decoded");
+	unlink("/tmp/rtg.perf");
+}
+
 /* rtg-strace -- CMD: the loader below, run by rtg-strace */
 void demo_debug_loader(void)
 {
@@ -436,6 +471,6 @@ void test_debug_installed(void)
 	ASSERT_OK(access(path, R_OK), "the module at %s", path);
 	ASSERT_EQ(WEXITSTATUS(system("rtg-strace --help | grep -q -- '-- CMD'")), 0,
 		  "rtg-strace in PATH, with its usage");
-	ASSERT_OK(access("/usr/lib/x86_64-linux-gnu/traceevent/plugins/plugin_bpf_rtguard.so", R_OK),
+	ASSERT_OK(access(TEP_PLUGINS "/plugin_bpf_rtguard.so", R_OK),
 		  "the plugin in libtraceevent's directory");
 }
