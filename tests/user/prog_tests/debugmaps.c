@@ -166,6 +166,28 @@ static int report_calls(const char *path, char **calls, int max)
 }
 
 /*
+ * A report of one debug_loader_quick run, printed through the plugin
+ * (decoded): the loader's map and task calls; or without it: the events,
+ * but no call decoded.
+ */
+static void expect_report(const char *path, bool decoded)
+{
+	char *calls[DM_CALLS];
+	int n, pid;
+
+	if (!decoded) {
+		ASSERT_HAS_STR(file_read(path), "rtg_call:", "without the plugin, the events");
+		ASSERT_NO_STR(file_read(path), "bpf_map_update_elem(", "but no call decoded");
+		return;
+	}
+	n = report_calls(path, calls, DM_CALLS);
+	/* the loader's: debug_maps looks itself up */
+	pid = n > 0 && strstr(calls[0], " pid=") ? atoi(strstr(calls[0], " pid=") + 5) : 0;
+	ASSERT_GT(pid, 0, "the task of each call");
+	expect_map_calls(calls, n, true, pid);
+}
+
+/*
  * trace-cmd, as Debian ships it, records rtg_call raw and prints it with
  * libtraceevent: without the plugin make install puts in libtraceevent's
  * plugin directory it has only the event's fields; with it, each call as
@@ -175,8 +197,7 @@ static int report_calls(const char *path, char **calls, int max)
 WITH_MODULE(test_debug_trace_cmd, "debug=all");
 void test_debug_trace_cmd(void)
 {
-	char *calls[DM_CALLS];
-	int n, round, pid;
+	int round;
 
 	strace_stop();
 	for (round = 0; round < 3; round++) {
@@ -184,16 +205,10 @@ void test_debug_trace_cmd(void)
 					     "/rtg/rtgtest --demo debug_loader_quick > /tmp/rtg-record.txt 2>&1")),
 			  0, "trace-cmd record CMD, round %d", round);
 		system("trace-cmd report -i /tmp/rtg.dat > /tmp/rtg-report.txt 2>&1");
-		n = report_calls("/tmp/rtg-report.txt", calls, DM_CALLS);
-		/* the loader's: debug_maps looks itself up */
-		pid = n > 0 && strstr(calls[0], " pid=") ? atoi(strstr(calls[0], " pid=") + 5) : 0;
-		ASSERT_GT(pid, 0, "the task of each call");
-		expect_map_calls(calls, n, true, pid);
+		expect_report("/tmp/rtg-report.txt", true);
 	}
 	system("trace-cmd report -N -i /tmp/rtg.dat > /tmp/rtg-raw.txt 2>&1");
-	ASSERT_HAS_STR(file_read("/tmp/rtg-raw.txt"), "rtg_call:", "without plugins, the events");
-	ASSERT_NO_STR(file_read("/tmp/rtg-raw.txt"), "bpf_map_update_elem(",
-		      "but no call decoded");
+	expect_report("/tmp/rtg-raw.txt", false);
 	unlink("/tmp/rtg.dat");
 }
 
@@ -209,9 +224,6 @@ void test_debug_trace_cmd(void)
 WITH_MODULE(test_debug_perf_script, "debug=all");
 void test_debug_perf_script(void)
 {
-	char *calls[DM_CALLS];
-	int n, pid;
-
 	strace_stop();
 	if (!ASSERT_EQ(WEXITSTATUS(system("perf record -q -N -B -a -e bpf_rtguard:rtg_call "
 					  "-o /tmp/rtg.perf /rtg/rtgtest --demo debug_loader_quick "
@@ -220,15 +232,10 @@ void test_debug_perf_script(void)
 		printf("%s", file_read("/tmp/rtg-record.txt"));
 	system("TRACEEVENT_PLUGIN_DIR=" TEP_PLUGINS " perf script -i /tmp/rtg.perf "
 	       "> /tmp/rtg-report.txt 2>&1");
-	n = report_calls("/tmp/rtg-report.txt", calls, DM_CALLS);
-	pid = n > 0 && strstr(calls[0], " pid=") ? atoi(strstr(calls[0], " pid=") + 5) : 0;
-	ASSERT_GT(pid, 0, "the task of each call");
-	expect_map_calls(calls, n, true, pid);
+	expect_report("/tmp/rtg-report.txt", true);
 	system("TRACEEVENT_PLUGIN_DIR=/nonexistent perf script -i /tmp/rtg.perf "
 	       "> /tmp/rtg-raw.txt 2>&1");
-	ASSERT_HAS_STR(file_read("/tmp/rtg-raw.txt"), "rtg_call:", "without the plugin, the events");
-	ASSERT_NO_STR(file_read("/tmp/rtg-raw.txt"), "bpf_map_update_elem(",
-		      "but no call decoded");
+	expect_report("/tmp/rtg-raw.txt", false);
 	unlink("/tmp/rtg.perf");
 }
 
