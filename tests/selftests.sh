@@ -20,7 +20,9 @@
 # (oopses and panics still reach it), so that test_progs' lines stay
 # whole; the rest of the kernel log follows each mode as kmsg: lines.
 
-# name|module parameters (empty: module absent)|rtg_call event on
+# name|module parameters (empty: module absent)|rtg_call event on (in a
+# trace instance of its own: the kernel's tests read the top-level buffer,
+# trace_printk's for its bpf_trace_printk() lines)
 # (tracking modes check the verifier's held-set descriptions at every call;
 # the *_described ones do not, so that the programs the verifier describes
 # completely keep no run-time table)
@@ -55,8 +57,8 @@ mount -t bpf bpf /sys/fs/bpf 2>/dev/null
 # test_progs' lines must not be cut by kernel messages
 dmesg -n 1
 dmesg -c > /dev/null
-# stops in their own trace instance, beside the rtg_call flood
-mkdir -p $tr/instances/st 2>/dev/null
+# stops in their own trace instance, the rtg_call flood in another
+mkdir -p $tr/instances/st $tr/instances/stcall 2>/dev/null
 
 run_mode() {
 	name=$1
@@ -82,7 +84,7 @@ run_mode() {
 		echo > $tr/instances/st/trace
 		echo 1 > $tr/instances/st/events/bpf_rtguard/rtg_stop/enable
 		if [ -n "$event" ]; then
-			echo 1 > $tr/events/bpf_rtguard/rtg_call/enable ||
+			echo 1 > $tr/instances/stcall/events/bpf_rtguard/rtg_call/enable ||
 				echo "rtg-st: mode $name rtg_call event not enabled"
 		fi
 	fi
@@ -91,9 +93,10 @@ run_mode() {
 	rc=$?
 	echo "rtg-st: mode $name test_progs exit $rc ($(($(date +%s) - t0)) s)"
 	if [ -n "$params" ]; then
-		[ -n "$event" ] && echo 0 > $tr/events/bpf_rtguard/rtg_call/enable
+		[ -n "$event" ] && echo 0 > $tr/instances/stcall/events/bpf_rtguard/rtg_call/enable
 		echo 0 > $tr/instances/st/events/bpf_rtguard/rtg_stop/enable
 		echo > $tr/trace
+		echo > $tr/instances/stcall/trace
 		sed "s/^/rtg-st: mode $name held: /" $dbg/held
 		sed "s/^/rtg-st: mode $name stats: /" $dbg/stats
 		echo "rtg-st: mode $name stops $(grep -c 'rtg_stop:' $tr/instances/st/trace)"
