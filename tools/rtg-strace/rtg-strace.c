@@ -32,6 +32,11 @@
  * header documents it), the map a map helper is called with from the
  * same line, the source line from the program's BTF line info.
  *
+ * With -- CMD or -P, records are read from a trace instance of
+ * rtg-strace's own (instances/rtg-strace-PID, removed at exit), so that
+ * other readers keep the top-level buffer, its events and its size;
+ * otherwise from the top-level buffer, which --enable fills.
+ *
  * Reading consumes the records. Without -f, rtg-strace prints what the
  * buffer holds and exits; with -f it follows until interrupted or for -t
  * seconds. -c prints a summary per function instead of the calls, -j
@@ -58,6 +63,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -727,13 +733,21 @@ static void parse_page(const unsigned char *buf, size_t len, unsigned int cpu)
 
 static int cpu_fds[MAX_CPUS], nr_cpu_fds;
 
+/*
+ * The buffer the records are read from: the top-level one, which
+ * --enable fills, or, while tracing a command or a process, a trace
+ * instance of rtg-strace's own, so that other readers of the top-level
+ * buffer keep its events, its size and its event switch.
+ */
+static char buf_dir[64] = TRACEFS;
+
 static int open_cpus(void)
 {
 	char path[128];
 	int cpu, fd;
 
 	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
-		snprintf(path, sizeof(path), TRACEFS "/per_cpu/cpu%d/trace_pipe_raw", cpu);
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", buf_dir, cpu);
 		fd = open(path, O_RDONLY | O_NONBLOCK);
 		if (fd < 0) {
 			if (errno == ENOENT)
@@ -745,10 +759,21 @@ static int open_cpus(void)
 		nr_cpu_fds = cpu + 1;
 	}
 	if (!nr_cpu_fds) {
-		perror("rtg-strace: open " TRACEFS "/per_cpu/cpu0/trace_pipe_raw");
+		fprintf(stderr, "rtg-strace: open %s/per_cpu/cpu0/trace_pipe_raw: %s\n",
+			buf_dir, strerror(errno));
 		return -1;
 	}
 	return 0;
+}
+
+static void close_cpus(void)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_fds; cpu++)
+		if (cpu_fds[cpu] >= 0)
+			close(cpu_fds[cpu]);
+	nr_cpu_fds = 0;
 }
 
 /* Every page each CPU's buffer holds now. */
@@ -1663,25 +1688,43 @@ static bool reap(pid_t child, int *status)
 	return ended;
 }
 
-/* Turn the event on for the run, if it was off. Returns whether it was. */
-static bool enable_event(void)
+/* Turn the event off in rtg-strace's own instance and remove it, at exit. */
+static void remove_instance(void)
 {
-	char v[8] = "";
-	FILE *f = fopen(EVENT_DIR "/enable", "r");
+	char path[128];
 
-	if (f) {
-		if (!fgets(v, sizeof(v), f))
-			v[0] = 0;
-		fclose(f);
+	snprintf(path, sizeof(path), "%s/events/bpf_rtguard/rtg_call/enable", buf_dir);
+	write_file(path, "0");
+	close_cpus();
+	if (rmdir(buf_dir))
+		fprintf(stderr, "rtg-strace: rmdir %s: %s\n", buf_dir, strerror(errno));
+}
+
+/*
+ * Make rtg-strace's own trace instance (8 MiB per CPU) and turn the event
+ * on in it; records are read from it from now on. Returns 0 or -1 after
+ * saying why.
+ */
+static int make_instance(void)
+{
+	char path[128];
+
+	snprintf(buf_dir, sizeof(buf_dir), TRACEFS "/instances/rtg-strace-%d", getpid());
+	if (mkdir(buf_dir, 0750)) {
+		fprintf(stderr, "rtg-strace: mkdir %s: %s\n", buf_dir, strerror(errno));
+		return -1;
 	}
-	if (v[0] == '1')
-		return false;
-	write_file(TRACEFS "/buffer_size_kb", "8192");
-	if (write_file(EVENT_DIR "/enable", "1")) {
-		fprintf(stderr, "rtg-strace: cannot enable the bpf_rtguard:rtg_call event\n");
-		return false;
+	snprintf(path, sizeof(path), "%s/buffer_size_kb", buf_dir);
+	write_file(path, "8192");
+	snprintf(path, sizeof(path), "%s/events/bpf_rtguard/rtg_call/enable", buf_dir);
+	if (write_file(path, "1")) {
+		fprintf(stderr, "rtg-strace: cannot enable the bpf_rtguard:rtg_call event in %s\n",
+			buf_dir);
+		rmdir(buf_dir);
+		return -1;
 	}
-	return true;
+	atexit(remove_instance);
+	return 0;
 }
 
 /* The value of option -@opt, a positive number, or -1 after saying why. */
@@ -1709,7 +1752,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *outfile = NULL;
-	bool follow = false, enabled = false;
+	bool follow = false;
 	pid_t child = 0, traced = 0;
 	int c, status = 0;
 	long seconds = 0;
@@ -1814,7 +1857,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rtg-strace: %s: %s\n", outfile, strerror(errno));
 		return 1;
 	}
-	if (read_layout() || open_cpus())
+	if (read_layout() || ((traced || optind < argc) && make_instance()) || open_cpus())
 		return 1;
 	tsc_khz = stat_value("tsc_khz");
 	if (!tsc_khz)
@@ -1822,8 +1865,6 @@ int main(int argc, char **argv)
 	read_sites();
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	if (traced || optind < argc)
-		enabled = enable_event();
 	if (traced) {
 		if (trace_process(traced))
 			return 1;
@@ -1854,8 +1895,6 @@ int main(int argc, char **argv)
 	flush_records();
 	if (trace_tasks_fd >= 0)
 		close(trace_tasks_fd);
-	if (enabled)
-		write_file(EVENT_DIR "/enable", "0");
 	if (summary)
 		print_summary();
 	if (graph)

@@ -212,6 +212,7 @@ void test_debug_trace_cmd(void)
 	unlink("/tmp/rtg.dat");
 }
 
+#define TRACEFS "/sys/kernel/tracing"
 #define TEP_PLUGINS "/usr/lib/x86_64-linux-gnu/traceevent/plugins"
 
 /*
@@ -372,6 +373,30 @@ void test_debug_command(void)
 pid_out:
 		if (p)
 			pclose(p);
+	}
+	if (test__start_subtest("own_buffer")) {
+		/*
+		 * rtg-strace -- CMD reads a trace instance of its own: the
+		 * top-level buffer, its events, size and event switch are
+		 * left to other readers
+		 */
+		char size[32];
+
+		snprintf(size, sizeof(size), "%s", file_read(TRACEFS "/buffer_size_kb"));
+		ASSERT_OK(system("echo rtg-own-buffer-marker > " TRACEFS "/trace_marker"),
+			  "write a marker into the top-level buffer");
+		st = strace_status("-- /rtg/rtgtest --demo debug_loader_quick", err, sizeof(err));
+		ASSERT_EQ(st, 0, "rtg-strace's status is the loader's");
+		ASSERT_EQ(out_calls("debug_maps", line, sizeof(line)), DM_CALLS, "calls traced");
+		ASSERT_HAS_STR(file_read(TRACEFS "/trace"), "rtg-own-buffer-marker",
+			       "the top-level buffer's events are not consumed");
+		ASSERT_STREQ(file_read(TRACEFS "/events/bpf_rtguard/rtg_call/enable"), "0\n",
+			     "the top-level event stays off");
+		ASSERT_STREQ(file_read(TRACEFS "/buffer_size_kb"), size,
+			     "the top-level buffer keeps its size");
+		ASSERT_NE(system("ls -d " TRACEFS "/instances/rtg-strace* 2>/dev/null"), 0,
+			  "rtg-strace's instance is gone");
+		write_file(TRACEFS "/trace", "");
 	}
 	if (test__start_subtest("status")) {
 		st = strace_status("-- /bin/sh -c 'exit 7'", err, sizeof(err));
