@@ -490,9 +490,8 @@ u64 rtg_site_count(const struct rtg_site *site);
 bool rtg_site_is_live(const struct rtg_site *site);
 void rtg_image_exit(void);
 
-/* rtguard_passthrough.c */
-u64 rtg_passthrough_post(u64 r0, u64 saved, const struct bpf_call_hook_args *args,
-			 u64 arg);
+/* rtguard_passthrough.S */
+void rtg_passthrough_note(u64 arg);
 
 /* rtguard_trace.c */
 /*

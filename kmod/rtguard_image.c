@@ -237,7 +237,7 @@ static bool rtg_select(void *data, struct bpf_prog *prog,
 		site->count = image->counts + image->nr_sites;
 		/* all the hook needs */
 		hook->arg = (__force unsigned long)site->count;
-		hook->post = rtg_passthrough_post;
+		hook->note = rtg_passthrough_note;
 	}
 	image->nr_sites++;
 	return true;
