@@ -14,6 +14,7 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <linux/trace_seq.h>
 #include <linux/types.h>
 #include <linux/math64.h>
 #include <asm/tsc.h>
@@ -145,6 +146,8 @@ struct rtg_release_slot;
  * @flags: RTG_SITE_*
  * @role: what the call does to the run's held resources
  * @section: for the section roles, the &enum rtg_section
+ * @line_max: for traced sites, the most bytes a call's line of text
+ *	takes (rtg_trace_print())
  * @trace_id: for traced sites, the site's number in rtg_call records and
  *	in debugfs bpf_rtguard/sites (never 0)
  * @func_id: the helper's &enum bpf_func_id, or the kfunc's BTF id; 0 when
@@ -174,6 +177,7 @@ struct rtg_site {
 	u8 flags;
 	u8 role;
 	u8 section;
+	u16 line_max;
 	u32 trace_id;
 	u32 func_id;
 	struct rtg_prog *tprog;
@@ -495,15 +499,26 @@ void rtg_passthrough_note(u64 arg);
 
 /* rtguard_trace.c */
 /*
- * calls a record of the rtg_call event carries at most: 1,152 bytes, in
- * one ring buffer page, and, in the usual case, whose text fits in the
- * page trace_pipe prints an event into (rtg_trace_print())
+ * calls a record of the rtg_call event carries at most: 3,456 bytes, in
+ * one ring buffer page with room to spare; fewer when their text would
+ * not fit in what trace_pipe prints an event into (rtg_trace_print())
  */
-#define RTG_TRACE_BATCH	16
+#define RTG_TRACE_BATCH		48
+/* a line of an event's text, one call's, is shorter */
+#define RTG_TRACE_LINE_MAX	640
+/*
+ * and a run's or a stop's release's (rtg_print_call(): two names of
+ * BPF_OBJ_NAME_LEN and RTG_CALL_NAME_LEN at most, three numbers, the end)
+ */
+#define RTG_TRACE_RECORD_LINE_MAX	256
+/* an event's text, at most: its header line takes the rest of the page */
+#define RTG_TRACE_TEXT_MAX	(TRACE_SEQ_BUFFER_SIZE - 256)
 
 #include "rtguard_rec.h"
 static_assert(sizeof(struct rtg_call_rec) == RTG_CALL_REC_SIZE);
 static_assert(RTG_REC_ARGS == MAX_BPF_FUNC_REG_ARGS);
+/* the ring buffer takes events of up to a page less its headers */
+static_assert(RTG_TRACE_BATCH * RTG_CALL_REC_SIZE <= PAGE_SIZE - 512);
 
 /*
  * Copy @nr records by assignment, which the compiler does in 8-byte
@@ -568,7 +583,7 @@ void rtg_trace_names_exit(void);
 struct trace_seq;
 const char *rtg_trace_print(struct trace_seq *p, const void *recs, u32 nr);
 
-void rtg_trace_init(void);
+int rtg_trace_init(void);
 void rtg_trace_exit(void);
 void rtg_trace_flush_all(void);
 void rtg_trace_call(const struct bpf_call_hook_args *args, const struct rtg_site *site,

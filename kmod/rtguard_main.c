@@ -20,7 +20,9 @@ static int __init rtg_init(void)
 	err = rtg_params_done(THIS_MODULE);
 	if (err)
 		return err;
-	rtg_trace_init();
+	err = rtg_trace_init();
+	if (err)
+		return err;
 	rtg_debugfs_init();
 	rtg_trace_tasks_init(rtg_debugfs_dir);
 	err = rtg_pairing_init(rtg_debugfs_dir);

@@ -23,9 +23,10 @@
 #include "rtguard_slow.h"
 
 /*
- * Ended calls waiting to be written, RTG_TRACE_BATCH to a record: the
- * trace buffer's reserve and commit cost several times what a call's
- * hooks do. Whoever takes busy first on the CPU (0 -> 1: one instruction,
+ * Ended calls waiting to be written, up to RTG_TRACE_BATCH to a record
+ * and as many as the text of one event holds (@text: the sum of their
+ * lines' bounds, see rtg_trace_print()): the trace buffer's reserve and
+ * commit cost several times what a call's hooks do. Whoever takes busy first on the CPU (0 -> 1: one instruction,
  * so interrupts see it taken or not) owns the batch; a writer that finds
  * it taken (it interrupted or preempted the owner) writes its call alone.
  * The batch is written when full, by a lazy irq_work its first call
@@ -36,19 +37,37 @@
 struct rtg_trace_batch {
 	u32 busy;
 	u32 n;
+	u32 text;
 	struct rtg_call_rec rec[RTG_TRACE_BATCH];
 };
 
-static DEFINE_PER_CPU(struct rtg_trace_batch, rtg_trace_batch);
+/*
+ * Allocated by rtg_trace_init(): too big for the static per-CPU area that
+ * all modules share (PERCPU_MODULE_RESERVE). Hooked images pin the module,
+ * so every call and run record finds it; the rtg_call event's callbacks and
+ * the flushes may also run once rtg_trace_exit() took it away (NULL), as
+ * the tracing core turns a going module's events off, and do nothing then.
+ */
+static struct rtg_trace_batch __percpu *rtg_trace_batch;
 
 /* The rtg_call event was turned on: traced calls take their hooked path. */
 int rtg_trace_reg(void)
 {
+	struct rtg_trace_batch __percpu *batch;
 	int cpu;
 
+	rcu_read_lock();
+	batch = READ_ONCE(rtg_trace_batch);
 	/* no traced call has ended since the event was last off */
-	for_each_possible_cpu(cpu)
-		per_cpu(rtg_trace_batch.n, cpu) = 0;
+	if (batch) {
+		for_each_possible_cpu(cpu) {
+			per_cpu_ptr(batch, cpu)->n = 0;
+			per_cpu_ptr(batch, cpu)->text = 0;
+		}
+	}
+	rcu_read_unlock();
+	if (!batch)
+		return -ENODEV;
 	rtg_slow_all(1);
 	return 0;
 }
@@ -86,6 +105,7 @@ static void rtg_trace_write(struct rtg_trace_batch *b)
 	if (b->n)
 		trace_rtg_call(b->rec, b->n, rtg_clock());
 	b->n = 0;
+	b->text = 0;
 }
 
 /*
@@ -94,11 +114,15 @@ static void rtg_trace_write(struct rtg_trace_batch *b)
  */
 static bool rtg_trace_flush_this_cpu(void)
 {
-	bool owner = this_cpu_inc_return(rtg_trace_batch.busy) == 1;
+	struct rtg_trace_batch __percpu *batch = READ_ONCE(rtg_trace_batch);
+	bool owner;
 
+	if (!batch)
+		return true;
+	owner = this_cpu_inc_return(batch->busy) == 1;
 	if (owner)
-		rtg_trace_write(this_cpu_ptr(&rtg_trace_batch));
-	this_cpu_dec(rtg_trace_batch.busy);
+		rtg_trace_write(this_cpu_ptr(batch));
+	this_cpu_dec(batch->busy);
 	return owner;
 }
 
@@ -129,12 +153,15 @@ void rtg_trace_flush_all(void)
 
 /*
  * Count in the record the owner of this CPU's batch just wrote at its
- * end: write the batch when full, or have it written soon. In line: a
- * traced call's post hook runs it.
+ * end, whose line is at most @line_max bytes: write the batch when full
+ * (once the next record's line might start too far for the event's
+ * text), or have it written soon. In line: a traced call's post hook
+ * runs it.
  */
-static __always_inline void rtg_trace_add(struct rtg_trace_batch *b)
+static __always_inline void rtg_trace_add(struct rtg_trace_batch *b, u32 line_max)
 {
-	if (++b->n == RTG_TRACE_BATCH)
+	b->text += line_max;
+	if (++b->n == RTG_TRACE_BATCH || b->text > RTG_TRACE_TEXT_MAX - RTG_TRACE_LINE_MAX)
 		rtg_trace_write(b);
 	else if (b->n == 1)
 		irq_work_queue(this_cpu_ptr(&rtg_trace_flush_work));
@@ -184,14 +211,14 @@ static __always_inline void __rtg_trace_call(const struct bpf_call_hook_args *ar
 	if (!trace_rtg_call_enabled() || unlikely(!args))
 		return;
 	end = rtg_clock();
-	b = this_cpu_ptr(&rtg_trace_batch);
-	if (likely(this_cpu_inc_return(rtg_trace_batch.busy) == 1)) {
+	b = this_cpu_ptr(rtg_trace_batch);
+	if (likely(this_cpu_inc_return(rtg_trace_batch->busy) == 1)) {
 		rtg_trace_fill(&b->rec[b->n], args, site, ret, end);
-		rtg_trace_add(b);
+		rtg_trace_add(b, site->line_max);
 	} else {
 		rtg_trace_call_alone(args, site, ret, end);
 	}
-	this_cpu_dec(rtg_trace_batch.busy);
+	this_cpu_dec(rtg_trace_batch->busy);
 }
 
 /**
@@ -217,14 +244,14 @@ static void rtg_trace_record(const struct rtg_call_rec *r)
 	struct rtg_trace_batch *b;
 
 	preempt_disable_notrace();
-	b = this_cpu_ptr(&rtg_trace_batch);
-	if (likely(this_cpu_inc_return(rtg_trace_batch.busy) == 1)) {
+	b = this_cpu_ptr(rtg_trace_batch);
+	if (likely(this_cpu_inc_return(rtg_trace_batch->busy) == 1)) {
 		b->rec[b->n] = *r;
-		rtg_trace_add(b);
+		rtg_trace_add(b, RTG_TRACE_RECORD_LINE_MAX);
 	} else {
 		rtg_trace_alone(r);
 	}
-	this_cpu_dec(rtg_trace_batch.busy);
+	this_cpu_dec(rtg_trace_batch->busy);
 	preempt_enable_notrace();
 }
 
@@ -294,7 +321,9 @@ static void rtg_trace_find_exit_tp(struct tracepoint *tp, void *priv)
 
 static bool rtg_trace_batch_waits(int cpu, void *unused)
 {
-	return READ_ONCE(per_cpu(rtg_trace_batch.n, cpu));
+	struct rtg_trace_batch __percpu *batch = READ_ONCE(rtg_trace_batch);
+
+	return batch && READ_ONCE(per_cpu_ptr(batch, cpu)->n);
 }
 
 static void rtg_trace_task_exit(void *data, struct task_struct *p)
@@ -304,12 +333,18 @@ static void rtg_trace_task_exit(void *data, struct task_struct *p)
 }
 
 /**
- * rtg_trace_init() - set up each CPU's flush, before anything is traced
+ * rtg_trace_init() - set up each CPU's batch and flush, before anything
+ *	is traced
+ *
+ * Return: 0, or -ENOMEM.
  */
-void rtg_trace_init(void)
+int rtg_trace_init(void)
 {
 	int cpu;
 
+	rtg_trace_batch = alloc_percpu(struct rtg_trace_batch);
+	if (!rtg_trace_batch)
+		return -ENOMEM;
 	for_each_possible_cpu(cpu)
 		per_cpu(rtg_trace_flush_work, cpu) = IRQ_WORK_INIT_LAZY(rtg_trace_flush_work_fn);
 	for_each_kernel_tracepoint(rtg_trace_find_exit_tp, NULL);
@@ -318,6 +353,7 @@ void rtg_trace_init(void)
 		pr_warn("no flush at task exit: a traced command's last calls wait for a tick\n");
 		rtg_exit_tp = NULL;
 	}
+	return 0;
 }
 
 /**
@@ -325,6 +361,7 @@ void rtg_trace_init(void)
  */
 void rtg_trace_exit(void)
 {
+	struct rtg_trace_batch __percpu *batch = rtg_trace_batch;
 	int cpu;
 
 	if (rtg_exit_tp) {
@@ -333,6 +370,14 @@ void rtg_trace_exit(void)
 	}
 	for_each_possible_cpu(cpu)
 		irq_work_sync(per_cpu_ptr(&rtg_trace_flush_work, cpu));
+	if (!batch)
+		return;
+	/* while the event may still be on, with nothing left to batch */
+	rtg_trace_flush_all();
+	WRITE_ONCE(rtg_trace_batch, NULL);
+	/* flushes run with interrupts off: RCU readers */
+	synchronize_rcu();
+	free_percpu(batch);
 }
 
 /**

@@ -43,9 +43,40 @@ static const char * const rtg_map_types[] = {
 #undef RTG_MAP_TYPE
 };
 
-/* a call's line is shorter; the text of an event starts none after */
-#define RTG_TRACE_LINE_MAX	640
-#define RTG_TRACE_TEXT_MAX	(PAGE_SIZE - 2 * RTG_TRACE_LINE_MAX)
+/*
+ * The most bytes rtg_print_call() and rtg_trace_print() print for parts
+ * of a call's line: a value ("%llu", "%lld", "%#llx": 20), a result (a
+ * value, " (", an errno's name, ")"), the "+%u" of an instruction, the
+ * line's end (" <%llu.%03lluus> pid=%u" of a 32-bit cycle count) and the
+ * "\n  " before it. A site's line read after its program is gone and
+ * its names forgotten (five values, "site %u (program unloaded)") may
+ * be longer than the site's bound: rtg_trace_print() then counts the
+ * calls that would not fit.
+ */
+#define RTG_TEXT_VALUE		20
+#define RTG_TEXT_RESULT		(RTG_TEXT_VALUE + 32)
+#define RTG_TEXT_INSN		11
+#define RTG_TEXT_TAIL		48
+#define RTG_TEXT_SEP		3
+
+/* The most bytes a call of @site takes in an event's text. */
+static u16 rtg_trace_line_max(const struct rtg_site *site)
+{
+	const struct rtg_call_names *n = site->names;
+	size_t len;
+	int i;
+
+	len = strlen(n->prog) + RTG_TEXT_INSN + 1 + strlen(n->func) + 1;
+	for (i = 0; i < site->nr_args; i++) {
+		len += 2 + strlen(n->arg[i]) + 1;
+		if (!i && n->map[0])
+			len += strlen(n->map) + 3 + strlen(n->map_type);
+		else
+			len += RTG_TEXT_VALUE;
+	}
+	len += 1 + 3 + RTG_TEXT_RESULT + RTG_TEXT_TAIL + RTG_TEXT_SEP;
+	return min_t(size_t, len, RTG_TRACE_LINE_MAX);
+}
 
 /*
  * traced sites by number (&rtg_site.trace_id), and the main images of
@@ -132,6 +163,8 @@ void rtg_trace_name_site(struct rtg_site *site, const struct bpf_call_info *info
 	int i;
 
 	site->trace_id = rtg_trace_new_id();
+	/* printed by the function's symbol */
+	site->line_max = RTG_TRACE_LINE_MAX;
 	n = kzalloc(sizeof(*n), GFP_KERNEL_ACCOUNT);
 	if (!n)
 		return;
@@ -155,6 +188,7 @@ void rtg_trace_name_site(struct rtg_site *site, const struct bpf_call_info *info
 				  info->map->map_type);
 	}
 	site->names = n;
+	site->line_max = rtg_trace_line_max(site);
 	if (xa_err(xa_store(&rtg_trace_sites, site->trace_id, site,
 			    GFP_KERNEL_ACCOUNT)))
 		pr_warn_once("calls of site %u print without names: no memory\n",
@@ -341,10 +375,12 @@ tail:
  *
  * One line per call, the first on the event's own line: program+insn,
  * function(argument=value, ...) = result, duration, task. An event's text
- * must fit in a page (trace_pipe prints "[LINE TOO BIG]" for one that
- * does not, and @p is a page): no line starts after RTG_TRACE_TEXT_MAX
- * bytes, and a line is shorter than RTG_TRACE_LINE_MAX (names and values
- * are bounded), so the calls left are counted instead.
+ * must fit in the trace_seq trace_pipe prints an event into, after its
+ * header ("[LINE TOO BIG]" for one that does not): the writer ends a
+ * batch before the sum of its lines' bounds (&rtg_site.line_max) reaches
+ * RTG_TRACE_TEXT_MAX - RTG_TRACE_LINE_MAX, and no line here starts past
+ * that (a line is shorter than RTG_TRACE_LINE_MAX), so the calls left, if
+ * ever, are counted instead.
  *
  * Return: the text, in @p.
  */
@@ -357,7 +393,7 @@ const char *rtg_trace_print(struct trace_seq *p, const void *recs, u32 nr)
 
 	rcu_read_lock();
 	for (i = 0; i < nr; i++) {
-		if (i && trace_seq_used(p) - start > RTG_TRACE_TEXT_MAX) {
+		if (i && trace_seq_used(p) - start > RTG_TRACE_TEXT_MAX - RTG_TRACE_LINE_MAX) {
 			trace_seq_printf(p, "\n  (%u more calls: rtg-strace shows them)", nr - i);
 			break;
 		}

@@ -4,10 +4,13 @@
  * an array, a per-CPU array and an LRU hash map, then a kfunc pair. The
  * verifier turns each map helper into the map type's own function (and
  * would inline the lookups of the array maps): the trace names the
- * helper the program called and the map it was called with.
+ * helper the program called and the map it was called with. debug_long
+ * makes calls whose lines are as long as five 20-digit values make them,
+ * more than one event's text holds.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include "rtg_testmod.h"
 #include "rtg_bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -26,6 +29,9 @@ DM_MAP(m_pcpu, BPF_MAP_TYPE_PERCPU_ARRAY);
 DM_MAP(m_lru, BPF_MAP_TYPE_LRU_HASH);
 
 int target_pid;
+
+/* more than one event holds (RTG_TRACE_BATCH, 48) */
+#define DEBUG_LONG_CALLS 64
 
 /* update, lookup, delete: 0 when the lookup found what the update put */
 static __always_inline int exercise(void *map)
@@ -51,4 +57,15 @@ int debug_maps(void *ctx)
 	if (t)
 		bpf_task_release(t);
 	return bad;
+}
+
+SEC("syscall")
+int debug_long(void *ctx)
+{
+	__u64 sum = 0;
+	int i;
+
+	for (i = 0; i < DEBUG_LONG_CALLS; i++)
+		sum += rtg_test_arg5(~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL);
+	return sum == (__u64)-15 * DEBUG_LONG_CALLS ? 0 : 1;
 }

@@ -21,7 +21,7 @@
  * Records are read the way trace-cmd reads them: binary, from each CPU's
  * tracefs per_cpu/cpuN/trace_pipe_raw (ring buffer pages, laid out as
  * events/header_page says), the fields found at the offsets the event's
- * format file gives. A record carries up to 16 calls of one CPU, each
+ * format file gives. A record carries up to 48 calls of one CPU, each
  * only what changes per call (site number, arguments, result, end and
  * duration in TSC cycles, task): bpf_rtguard batches them, and writes
  * what waits when trace_flush is written, as rtg-strace does before it

@@ -22,6 +22,7 @@
 #include "debugmode.skel.h"
 
 #define DM_CALLS 14	/* 3 per map, 4 maps, then a kfunc pair */
+#define DEBUG_LONG_CALLS 64	/* debug_long's calls a run */
 #define TRACE_TASKS "/sys/kernel/debug/bpf_rtguard/trace_tasks"
 
 static struct debugmaps_bpf *load_maps(bool flag)
@@ -31,8 +32,10 @@ static struct debugmaps_bpf *load_maps(bool flag)
 	if (!ASSERT_OK_PTR(skel, "open debugmaps"))
 		return NULL;
 	skel->bss->target_pid = getpid();
-	if (flag)
+	if (flag) {
 		prog_set_debug(skel->progs.debug_maps);
+		prog_set_debug(skel->progs.debug_long);
+	}
 	if (ASSERT_OK(debugmaps_bpf__load(skel), "load debugmaps"))
 		return skel;
 	debugmaps_bpf__destroy(skel);
@@ -133,6 +136,23 @@ void test_debug_maps(void)
 		write_file("/sys/kernel/debug/bpf_rtguard/trace_flush", "1");
 		n = trace_text_calls("debug_maps", &lines);
 		ASSERT_EQ(n, 4 * DM_CALLS, "every call in the trace text");
+		ASSERT_NO_STR(file_read("/sys/kernel/tracing/trace"), "LINE TOO BIG",
+			      "no event too big to print");
+	}
+	if (test__start_subtest("trace_text_long")) {
+		/* batches end when their text would outgrow the event's */
+		ASSERT_OK(strace_start(), "an empty buffer");
+		for (i = 0; i < 2; i++)
+			ASSERT_EQ(run_prog(skel->progs.debug_long), 0, "run %d", i);
+		write_file("/sys/kernel/debug/bpf_rtguard/trace_flush", "1");
+		n = trace_text_calls("debug_long", &lines);
+		ASSERT_EQ(n, 2 * DEBUG_LONG_CALLS, "every call in the trace text");
+		if (n > 0)
+			printf("  trace: %s\n", lines[n - 1]);
+		ASSERT_HAS_STR(n > 0 ? lines[n - 1] : "", "rtg_test_arg5(a=18446744073709551615, b=",
+			       "a long line");
+		ASSERT_NO_STR(file_read("/sys/kernel/tracing/trace"), "more calls",
+			      "no call left out of an event's text");
 		ASSERT_NO_STR(file_read("/sys/kernel/tracing/trace"), "LINE TOO BIG",
 			      "no event too big to print");
 	}
