@@ -26,8 +26,9 @@
  * Ended calls waiting to be written, up to RTG_TRACE_BATCH to a record
  * and as many as the text of one event holds (@text: the sum of their
  * lines' bounds, see rtg_trace_print()): the trace buffer's reserve and
- * commit cost several times what a call's hooks do. Whoever takes busy first on the CPU (0 -> 1: one instruction,
- * so interrupts see it taken or not) owns the batch; a writer that finds
+ * commit cost several times what a call's hooks do. Whoever takes busy
+ * first on the CPU (0 -> 1: one instruction, so interrupts see it taken
+ * or not) owns the batch; a writer that finds
  * it taken (it interrupted or preempted the owner) writes its call alone.
  * The batch is written when full, by a lazy irq_work its first call
  * queues (run at the CPU's next tick, or at once on a CPU whose tick is
