@@ -98,6 +98,22 @@ static char **after_site(char **lines, int n)
 	return calls;
 }
 
+/*
+ * @runs runs of @prog (named @name) traced into an emptied buffer, then
+ * written out: the calls in the trace text, as trace_text_calls() gives
+ * them
+ */
+static int trace_runs(struct bpf_program *prog, const char *name, int runs, char ***lines)
+{
+	int i;
+
+	ASSERT_OK(strace_start(), "an empty buffer");
+	for (i = 0; i < runs; i++)
+		ASSERT_EQ(run_prog(prog), 0, "run %d of %s", i, name);
+	write_file("/sys/kernel/debug/bpf_rtguard/trace_flush", "1");
+	return trace_text_calls(name, lines);
+}
+
 WITH_MODULE(test_debug_maps, "debug=flag");
 void test_debug_maps(void)
 {
@@ -130,22 +146,14 @@ void test_debug_maps(void)
 	}
 	if (test__start_subtest("trace_text_full")) {
 		/* full records: each event's text still fits in trace_pipe's page */
-		ASSERT_OK(strace_start(), "an empty buffer");
-		for (i = 0; i < 4; i++)
-			ASSERT_EQ(run_prog(skel->progs.debug_maps), 0, "run %d", i);
-		write_file("/sys/kernel/debug/bpf_rtguard/trace_flush", "1");
-		n = trace_text_calls("debug_maps", &lines);
+		n = trace_runs(skel->progs.debug_maps, "debug_maps", 4, &lines);
 		ASSERT_EQ(n, 4 * DM_CALLS, "every call in the trace text");
 		ASSERT_NO_STR(file_read("/sys/kernel/tracing/trace"), "LINE TOO BIG",
 			      "no event too big to print");
 	}
 	if (test__start_subtest("trace_text_long")) {
 		/* batches end when their text would outgrow the event's */
-		ASSERT_OK(strace_start(), "an empty buffer");
-		for (i = 0; i < 2; i++)
-			ASSERT_EQ(run_prog(skel->progs.debug_long), 0, "run %d", i);
-		write_file("/sys/kernel/debug/bpf_rtguard/trace_flush", "1");
-		n = trace_text_calls("debug_long", &lines);
+		n = trace_runs(skel->progs.debug_long, "debug_long", 2, &lines);
 		ASSERT_EQ(n, 2 * DEBUG_LONG_CALLS, "every call in the trace text");
 		if (n > 0)
 			printf("  trace: %s\n", lines[n - 1]);
