@@ -48,16 +48,23 @@ static const char * const rtg_map_types[] = {
  * of a call's line: a value ("%llu", "%lld", "%#llx": 20), a result (a
  * value, " (", an errno's name, ")"), the "+%u" of an instruction, the
  * line's end (" <%llu.%03lluus> pid=%u" of a 32-bit cycle count) and the
- * "\n  " before it. A site's line read after its program is gone and
- * its names forgotten (five values, "site %u (program unloaded)") may
- * be longer than the site's bound: rtg_trace_print() then counts the
- * calls that would not fit.
+ * "\n  " before it.
  */
 #define RTG_TEXT_VALUE		20
 #define RTG_TEXT_RESULT		(RTG_TEXT_VALUE + 32)
 #define RTG_TEXT_INSN		11
 #define RTG_TEXT_TAIL		48
 #define RTG_TEXT_SEP		3
+/*
+ * A call read after its program is gone and its site's names forgotten
+ * prints as "site %u (program unloaded)" and six "%#llx" (18 bytes at
+ * most) in "(, , , , ) = ": every site's bound is at least that long.
+ */
+#define RTG_TEXT_HEX		18
+#define RTG_TEXT_UNLOADED_MAX	(sizeof("site 4294967295 (program unloaded)") - 1 + \
+				 6 * RTG_TEXT_HEX + sizeof("(, , , , ) = ") - 1 + \
+				 RTG_TEXT_TAIL + RTG_TEXT_SEP)
+static_assert(RTG_TEXT_UNLOADED_MAX <= RTG_TRACE_LINE_MAX);
 
 /* The most bytes a call of @site takes in an event's text. */
 static u16 rtg_trace_line_max(const struct rtg_site *site)
@@ -75,7 +82,7 @@ static u16 rtg_trace_line_max(const struct rtg_site *site)
 			len += RTG_TEXT_VALUE;
 	}
 	len += 1 + 3 + RTG_TEXT_RESULT + RTG_TEXT_TAIL + RTG_TEXT_SEP;
-	return min_t(size_t, len, RTG_TRACE_LINE_MAX);
+	return clamp_t(size_t, len, RTG_TEXT_UNLOADED_MAX, RTG_TRACE_LINE_MAX);
 }
 
 /*

@@ -6,7 +6,9 @@
  * would inline the lookups of the array maps): the trace names the
  * helper the program called and the map it was called with. debug_long
  * makes calls whose lines are as long as five 20-digit values make them,
- * more than one event's text holds.
+ * more than one event's text holds; debug_short calls whose named lines
+ * are short, but long once their program is gone (all five argument
+ * registers ~0).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -32,6 +34,7 @@ int target_pid;
 
 /* more than one event holds (RTG_TRACE_BATCH, 48) */
 #define DEBUG_LONG_CALLS 64
+#define DEBUG_SHORT_CALLS 96
 
 /* update, lookup, delete: 0 when the lookup found what the update put */
 static __always_inline int exercise(void *map)
@@ -68,4 +71,18 @@ int debug_long(void *ctx)
 	for (i = 0; i < DEBUG_LONG_CALLS; i++)
 		sum += rtg_test_arg5(~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL);
 	return sum == (__u64)-15 * DEBUG_LONG_CALLS ? 0 : 1;
+}
+
+SEC("syscall")
+int debug_short(void *ctx)
+{
+	int i;
+
+	for (i = 0; i < DEBUG_SHORT_CALLS; i++)
+		asm volatile ("r1 = -1; r2 = -1; r3 = -1; r4 = -1; r5 = -1;"
+			      "call %[rtg_test_arg0];"
+			      :: [rtg_test_arg0] "i"(rtg_test_arg0)
+			      : "r0", "r1", "r2", "r3", "r4", "r5");
+	/* and once from C, which gives the object the kfunc's BTF */
+	return rtg_test_arg0() == 0x123456789abcdef0ULL ? 0 : 1;
 }

@@ -23,6 +23,7 @@
 
 #define DM_CALLS 14	/* 3 per map, 4 maps, then a kfunc pair */
 #define DEBUG_LONG_CALLS 64	/* debug_long's calls a run */
+#define DEBUG_SHORT_CALLS 96	/* debug_short's */
 #define TRACE_TASKS "/sys/kernel/debug/bpf_rtguard/trace_tasks"
 
 static struct debugmaps_bpf *load_maps(bool flag)
@@ -35,6 +36,7 @@ static struct debugmaps_bpf *load_maps(bool flag)
 	if (flag) {
 		prog_set_debug(skel->progs.debug_maps);
 		prog_set_debug(skel->progs.debug_long);
+		prog_set_debug(skel->progs.debug_short);
 	}
 	if (ASSERT_OK(debugmaps_bpf__load(skel), "load debugmaps"))
 		return skel;
@@ -114,6 +116,40 @@ static int trace_runs(struct bpf_program *prog, const char *name, int runs, char
 	return trace_text_calls(name, lines);
 }
 
+/*
+ * The calls of a program read after it is gone and the names of its
+ * sites forgotten (once 64 more traced images were freed): each line is
+ * as long as six hex values make it, and still every call is printed.
+ */
+static void trace_text_unloaded(void)
+{
+	struct debugmaps_bpf *gone = load_maps(true), *more;
+	const char *text = "";
+	int i, n = 0;
+
+	if (!gone)
+		return;
+	ASSERT_OK(strace_start(), "an empty buffer");
+	ASSERT_EQ(run_prog(gone->progs.debug_short), 0, "run debug_short");
+	write_file("/sys/kernel/debug/bpf_rtguard/trace_flush", "1");
+	debugmaps_bpf__destroy(gone);
+	/* three traced images a load: their frees retire more than 64 */
+	for (i = 0; i < 40 && !strstr(text, "(program unloaded)"); i++) {
+		more = load_maps(true);
+		debugmaps_bpf__destroy(more);
+		if (i >= 24) {
+			usleep(250000);
+			text = file_read("/sys/kernel/tracing/trace");
+		}
+	}
+	for (const char *p = text; (p = strstr(p, "(program unloaded)(0xffffffffffffffff, "));
+	     p++)
+		n++;
+	ASSERT_EQ(n, DEBUG_SHORT_CALLS, "every call of the program gone in the trace text");
+	ASSERT_NO_STR(text, "more calls", "no call left out of an event's text");
+	ASSERT_NO_STR(text, "LINE TOO BIG", "no event too big to print");
+}
+
 WITH_MODULE(test_debug_maps, "debug=flag");
 void test_debug_maps(void)
 {
@@ -164,6 +200,8 @@ void test_debug_maps(void)
 		ASSERT_NO_STR(file_read("/sys/kernel/tracing/trace"), "LINE TOO BIG",
 			      "no event too big to print");
 	}
+	if (test__start_subtest("trace_text_unloaded"))
+		trace_text_unloaded();
 out:
 	strace_stop();
 	debugmaps_bpf__destroy(skel);
