@@ -7,6 +7,8 @@
 
 #include <linux/bpf_call_hook.h>
 #include <linux/module.h>
+#include <asm/cpufeature.h>
+#include <asm/tsc.h>
 
 #include "rtguard.h"
 #include "rtguard_debugfs.h"
@@ -17,6 +19,15 @@ static int __init rtg_init(void)
 {
 	int err;
 
+	/*
+	 * Runs and calls are timed with the TSC (rtg_clock(), and the JIT's
+	 * rdtsc), turned into time with tsc_khz: a kernel that found no TSC,
+	 * or could not measure its frequency, leaves tsc_khz 0 for good.
+	 */
+	if (!boot_cpu_has(X86_FEATURE_TSC) || !tsc_khz) {
+		pr_err("no TSC of known frequency (tsc_khz 0): runs and calls cannot be timed\n");
+		return -ENODEV;
+	}
 	err = rtg_params_done(THIS_MODULE);
 	if (err)
 		return err;

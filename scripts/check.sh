@@ -10,6 +10,8 @@
 #    programs the verifier describes completely keep no run-time table
 #    (tests of the table itself ask for check_held=1 and stay in checking
 #    mode), on a kernel that marks the TSC unstable;
+#  - boot 4 (-smp 2, QEMU -cpu qemu64,-tsc, only without TESTS): a CPU
+#    without a TSC, on which bpf_rtguard refuses to load (module_tsc);
 #  - on the host: no indirect branch of bpf_rtguard.ko can reach a helper
 #    or kfunc (scripts/check-indirect.sh);
 #  - per boot: the guest finished (no timeout, summary line present) and
@@ -62,6 +64,8 @@ boot smp2 2 ${TESTS:+"rtg.tests=$TESTS"}
 	"rtg.tests=smp,track_*,watchdog_*,stops_*,harm_*,runs_stop,runs_many_sleeping,runs_untracked,runs_track_toggled"
 [ -z "${TESTS:-}" ] && boot described 2 rtg.check_held=0 tsc=unstable \
 	"rtg.tests=smp,track_*,watchdog_*,stops_*,harm_*,held_*,runs_stop,runs_many_sleeping,runs_untracked,runs_track_toggled"
+# a CPU without a TSC: bpf_rtguard, which times runs with it, refuses to load
+[ -z "${TESTS:-}" ] && RTG_CPU=qemu64,-tsc boot no-tsc 2 rtg.tests=module_tsc
 echo "guest time: $(($(date +%s) - start)) s"
 grep -a '^slowest' "$FOUT/guest-smp2.log"
 echo "$pass passed, $fail failed"

@@ -6,7 +6,8 @@
 # RTG_INITRD (the flavour's $FOUT/initramfs.cpio.gz) picks another
 # initramfs (make selftests boots its own), RTG_KERNEL another bzImage
 # (make selftests: a copy taken with its modules). RTG_SMP (2),
-# RTG_ACCEL (tcg), RTG_MEM (1024) and RTG_TIMEOUT (seconds, 1500; 5400 for
+# RTG_ACCEL (tcg), RTG_CPU (QEMU -cpu; its default), RTG_MEM (1024) and
+# RTG_TIMEOUT (seconds, 1500; 5400 for
 # the debug kernel) override the defaults; RTG_BENCH_WALL=1 runs the
 # benchmarks without -icount. Exits with QEMU's status, 124
 # on timeout.
@@ -33,6 +34,7 @@ if [ "$mode" = bench ] && [ -z "${RTG_BENCH_WALL:-}" ]; then
 	append+=" rtg.icount=1"
 fi
 qemu=(qemu-system-x86_64 -accel "${RTG_ACCEL:-tcg}" "${icount[@]}" -smp "$smp"
+	${RTG_CPU:+-cpu "$RTG_CPU"}
 	-m "${RTG_MEM:-1024}" -kernel "$kernel"
 	-initrd "$initrd" -append "$append" -no-reboot)
 # one guest at a time on this machine (2 cores): wait for any other

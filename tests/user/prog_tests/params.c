@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Bad input: module parameters that are refused with EINVAL (at insmod
- * time and when written), and loading with BPF_F_DEBUG_MODE, which needs
- * CAP_PERFMON or CAP_SYS_ADMIN. No BPF object: the programs are two
- * instructions built here.
+ * time and when written), loading with BPF_F_DEBUG_MODE, which needs
+ * CAP_PERFMON or CAP_SYS_ADMIN, and a CPU without a TSC (make check boots
+ * one: QEMU -cpu qemu64,-tsc), on which bpf_rtguard refuses to load. No
+ * BPF object: the programs are two instructions built here.
  */
+#define _GNU_SOURCE
+#include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
@@ -16,6 +19,42 @@
 #ifndef BPF_F_DEBUG_MODE
 #error "BPF_F_DEBUG_MODE missing from the uapi header: build against the patched tree"
 #endif
+
+/* Whether the CPU has a TSC (the "tsc" flag of /proc/cpuinfo). */
+static bool cpu_has_tsc(void)
+{
+	const char *info = file_read("/proc/cpuinfo");
+	const char *flags = strstr(info, "\nflags");
+	size_t len = flags ? strcspn(flags + 1, "\n") : 0;
+
+	return flags && (memmem(flags, len + 1, " tsc ", 5) ||
+			 (len > 4 && !memcmp(flags + 1 + len - 4, " tsc", 4)));
+}
+
+/*
+ * Runs and calls are timed with the TSC: with one, bpf_rtguard loads and
+ * knows its frequency; without (the kernel's tsc_khz 0), it refuses to
+ * load, with ENODEV and one line (a watchdog tick would divide by 0).
+ */
+void test_module_tsc(void)
+{
+	uint64_t khz = 0;
+	int said = dmesg_count("bpf_rtguard: no TSC of known frequency");
+
+	if (cpu_has_tsc()) {
+		if (!ASSERT_OK(mod_load(MOD_RTGUARD, "watchdog_ms=100"), "insmod"))
+			return;
+		ASSERT_OK(stat_read("tsc_khz", &khz), "stats: tsc_khz");
+		ASSERT_GT(khz, 0, "a TSC of known frequency");
+		ASSERT_OK(mod_unload_wait(MOD_RTGUARD, 5000), "rmmod");
+		return;
+	}
+	printf("  no TSC: insmod must fail\n");
+	ASSERT_EQ(mod_load(MOD_RTGUARD, "watchdog_ms=100"), -ENODEV, "insmod without a TSC");
+	ASSERT_EQ(dmesg_count("bpf_rtguard: no TSC of known frequency (tsc_khz 0): runs and calls cannot be timed"),
+		  said + 1, "one dmesg line saying why");
+	ASSERT_FALSE(mod_loaded(MOD_RTGUARD), "bpf_rtguard not loaded");
+}
 
 WITH_MODULE(test_param_einval, "");
 void test_param_einval(void)
