@@ -152,6 +152,9 @@ static enum hrtimer_restart rtg_watchdog_fn(struct hrtimer *timer)
 	u16 begun;
 	u64 t0;
 
+	/* a gone CPU's timer, moved here by hrtimers_cpu_dying() */
+	if (timer != this_cpu_ptr(&rtg_watchdog_timer))
+		return HRTIMER_NORESTART;
 	__this_cpu_inc(rtg_watchdog_wakeups);
 	/* with both limits off, no run need start it again */
 	if (!ms && !us)
@@ -241,24 +244,29 @@ void rtg_watchdog_limits_changed(void)
 
 static int rtg_watchdog_cpu_online(unsigned int cpu)
 {
-	struct hrtimer *timer = this_cpu_ptr(&rtg_watchdog_timer);
-
-	hrtimer_init(timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	timer->function = rtg_watchdog_fn;
+	/* still queued elsewhere since the CPU last went (see below) */
+	hrtimer_cancel(this_cpu_ptr(&rtg_watchdog_timer));
 	local_irq_disable();
 	rtg_watchdog_kick(NULL);
 	local_irq_enable();
 	return 0;
 }
 
+/*
+ * A CPU goes: no run asks for its timer from now on, but the timer goes
+ * on judging the runs in flight there. The scheduler waits for them
+ * before the CPU goes (they run with migration disabled:
+ * sched_cpu_wait_empty()), and a runaway one would keep it waiting; once
+ * the CPU has no task left, hrtimers_cpu_dying() moves the timer to
+ * another CPU, where it ends at its next expiry, and the CPU's next
+ * online cancels it.
+ */
 static int rtg_watchdog_cpu_offline(unsigned int cpu)
 {
-	/* no run asks for the timer from now on */
 	local_irq_disable();
 	__this_cpu_write(rtg_watch_cpu.watch, 1);
 	local_irq_enable();
 	irq_work_sync(this_cpu_ptr(&rtg_watchdog_arm_work));
-	hrtimer_cancel(this_cpu_ptr(&rtg_watchdog_timer));
 	return 0;
 }
 
@@ -290,11 +298,16 @@ int rtg_watchdog_init(void)
 {
 	int cpu, ret;
 
-	/* the CPUs' timers are set up below: until then, no run asks */
+	/* the CPUs' timers start below: until then, no run asks */
 	for_each_possible_cpu(cpu) {
+		struct hrtimer *timer = per_cpu_ptr(&rtg_watchdog_timer, cpu);
+
 		per_cpu(rtg_watch_cpu.watch, cpu) = 1;
 		per_cpu(rtg_watchdog_arm_work, cpu) =
 			IRQ_WORK_INIT_HARD(rtg_watchdog_arm_fn);
+		/* started pinned, on its own CPU: hrtimer_start() moves its base there */
+		hrtimer_init(timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+		timer->function = rtg_watchdog_fn;
 	}
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "bpf_rtguard:watchdog",
 				rtg_watchdog_cpu_online, rtg_watchdog_cpu_offline);
@@ -315,8 +328,14 @@ int rtg_watchdog_init(void)
 void rtg_watchdog_exit(void)
 {
 	/* no limit written from now on starts a timer */
+	int cpu;
+
 	mutex_lock(&rtg_watchdog_lock);
 	rtg_watchdog_ready = false;
 	mutex_unlock(&rtg_watchdog_lock);
+	/* no run asks for a timer from now on, on any CPU... */
 	cpuhp_remove_state(rtg_watchdog_cpuhp);
+	/* ... and none is in flight: hooked images pin the module */
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(per_cpu_ptr(&rtg_watchdog_timer, cpu));
 }

@@ -252,6 +252,68 @@ void test_watchdog_all_cpus(void)
 	watchdog_bpf__destroy(skel);
 }
 
+#define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
+
+static void *wd_cpu1_thread(void *arg)
+{
+	if (pin_cpu(1))
+		return (void *)(long)-ESRCH;
+	return (void *)(long)run_prog(arg);
+}
+
+/* A run of wd_loop on CPU 1; its result, after CPU 1 went offline with @offline. */
+static long wd_run_on_cpu1(struct watchdog_bpf *skel, bool offline)
+{
+	uint32_t id = prog_id_of(skel->progs.wd_loop);
+	static struct rtg_held h;
+	pthread_t th;
+	void *ret;
+	int i;
+
+	if (pthread_create(&th, NULL, wd_cpu1_thread, skel->progs.wd_loop))
+		return -EAGAIN;
+	if (offline) {
+		/* once the run is in flight there */
+		for (i = 0; i < 200 && (held_find(id, &h) || h.nruns != 1); i++)
+			usleep(10000);
+		ASSERT_EQ(h.nruns, 1, "wd_loop's run in flight");
+		ASSERT_OK(write_file(CPU1_ONLINE, "0"), "CPU 1 offline");
+	}
+	pthread_join(th, &ret);
+	return (long)ret;
+}
+
+/*
+ * CPU 1 taken offline while a tracked run overruns there: the scheduler
+ * waits for the run before the CPU goes (migration disabled), and CPU 1's
+ * watchdog stops it meanwhile; back online, CPU 1's watchdog stops runs
+ * there again.
+ */
+WITH_MODULE(test_watchdog_hotplug, "track=1 watchdog_ms=200");
+void test_watchdog_hotplug(void)
+{
+	struct watchdog_bpf *skel;
+	static struct rtg_held h;
+	uint64_t live0 = 0, live1 = 1;
+
+	if (!ASSERT_GE(ncpus(), 2, "CPUs"))
+		return;
+	skel = wd_load();
+	if (!skel)
+		return;
+	ASSERT_OK(testmod_live(&live0), "live objects");
+	ASSERT_EQ(wd_run_on_cpu1(skel, true), -ETIMEDOUT, "the run on CPU 1, as it went, stopped");
+	ASSERT_OK(write_file(CPU1_ONLINE, "1"), "CPU 1 online");
+	ASSERT_EQ(wd_run_on_cpu1(skel, false), -ETIMEDOUT, "a run on CPU 1, back online, stopped");
+	ASSERT_OK(testmod_live(&live1), "live objects");
+	ASSERT_EQ(live1, live0, "live objects after the stops");
+	if (ASSERT_OK(held_find(prog_id_of(skel->progs.wd_loop), &h), "wd_loop in held"))
+		ASSERT_EQ(h.stops, 2, "stops");
+	/* whatever failed above, CPU 1 is left online */
+	write_file(CPU1_ONLINE, "1");
+	watchdog_bpf__destroy(skel);
+}
+
 /*
  * With the watchdog off, a tracked program computes what an untracked one
  * does. The test loads bpf_rtguard itself, with track=0 and then track=1.
