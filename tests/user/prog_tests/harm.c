@@ -6,8 +6,12 @@
  * WARNING or a lockdep report there fails the run.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -120,6 +124,103 @@ void test_harm_loop_cb_traced(void)
 	}
 	harm_bpf__destroy(skel);
 	trace_event_enable("bpf_rtguard/rtg_call", false);
+}
+
+#define FG_DIR "/sys/kernel/tracing/instances/rtg_fgraph"
+#define KPROBE_EVENTS "/sys/kernel/tracing/kprobe_events"
+
+static int append_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* The probe's hits, from kprobe_profile ("  EVENT  NHIT  NMISS"). */
+static long kprobe_hits(const char *event)
+{
+	const char *p = strstr(file_read("/sys/kernel/tracing/kprobe_profile"), event);
+
+	return p ? strtol(p + strlen(event), NULL, 10) : -1;
+}
+
+/*
+ * The callers, what an exception leaves, and the stop's own functions
+ * (but rtg_pre(), which check_held calls before every call: the
+ * kretprobe hooks it)
+ */
+static const char *const fg_funcs[] = {
+	"__sys_bpf\n", "bpf_prog_test_run_skb\n", "bpf_prog_test_run_syscall\n",
+	"bpf_throw\n", "bpf_loop\n", "rtg_run_stop\n", "bpf_call_hook_unwind\n",
+};
+
+static void return_hooks_off(void)
+{
+	write_file(FG_DIR "/current_tracer", "nop");
+	write_file(FG_DIR "/events/kprobes/enable", "0");
+	append_file(KPROBE_EVENTS, "-:rtg_fg_pre\n");
+	rmdir(FG_DIR);
+}
+
+/*
+ * A throw, and a stop that unwinds across bpf_loop(), under the function
+ * graph tracer and a kretprobe on the stop's entry: both hook the return
+ * of a function by its return address, and keep the real one aside until
+ * it returns. The
+ * frames an exception leaves never return: what was kept for them goes
+ * with them, and the traced functions that return afterwards (__sys_bpf()
+ * first) return to their own callers.
+ */
+WITH_MODULE(test_harm_return_hooks, "track=1 watchdog_ms=200");
+void test_harm_return_hooks(void)
+{
+	struct harm_bpf *skel;
+	uint64_t refs0 = 0;
+	const char *text;
+	int i;
+
+	if (!ASSERT_OK(testmod_task_usage(getpid(), &refs0), "task references"))
+		return;
+	skel = harm_load("harm_throw harm_loop_cb");
+	if (!skel)
+		return;
+	if (!ASSERT_OK(mkdir(FG_DIR, 0750), "trace instance"))
+		goto out;
+	/* one function a write: the filter takes one name at a time */
+	for (i = 0; i < (int)(sizeof(fg_funcs) / sizeof(fg_funcs[0])); i++)
+		if (!ASSERT_OK(append_file(FG_DIR "/set_ftrace_filter", fg_funcs[i]),
+			       "function filter: %s", fg_funcs[i]))
+			goto out;
+	if (!ASSERT_OK(write_file(FG_DIR "/current_tracer", "function_graph"), "function_graph") ||
+	    !ASSERT_OK(append_file(KPROBE_EVENTS, "r:rtg_fg_pre rtg_pre\n"), "kretprobe on rtg_pre") ||
+	    /* hooked, its events dropped: they would push the graph out */
+	    !ASSERT_OK(write_file(FG_DIR "/events/kprobes/rtg_fg_pre/filter", "common_pid == 0"),
+		       "the kretprobe's filter") ||
+	    !ASSERT_OK(write_file(FG_DIR "/events/kprobes/enable", "1"), "enable the kretprobe"))
+		goto out;
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(run_prog(skel->progs.harm_throw), 64, "throw %d: the cookie", i);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(run_prog(skel->progs.harm_loop_cb), -ETIMEDOUT, "stop %d", i);
+	/* traced returns after the exceptions: each to its own caller */
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(run_prog(skel->progs.harm_throw), 64, "throw %d after", i);
+	expect_task_refs(refs0, "after the stops");
+	ASSERT_GE(kprobe_hits("rtg_fg_pre"), 2, "rtg_pre() entered under its kretprobe");
+	write_file(FG_DIR "/tracing_on", "0");
+	text = file_read(FG_DIR "/trace");
+	ASSERT_HAS_STR(text, "__sys_bpf() {", "function_graph traced the callers");
+	ASSERT_HAS_STR(text, "bpf_throw() {", "and bpf_throw()");
+	ASSERT_HAS_STR(text, "bpf_loop() {", "and bpf_loop()");
+	ASSERT_HAS_STR(text, "bpf_call_hook_unwind() {", "and the stops' unwind");
+out:
+	return_hooks_off();
+	harm_bpf__destroy(skel);
 }
 
 /*
