@@ -327,9 +327,9 @@ int rtg_watchdog_init(void)
  */
 void rtg_watchdog_exit(void)
 {
-	/* no limit written from now on starts a timer */
 	int cpu;
 
+	/* no limit written from now on starts a timer */
 	mutex_lock(&rtg_watchdog_lock);
 	rtg_watchdog_ready = false;
 	mutex_unlock(&rtg_watchdog_lock);
