@@ -68,17 +68,28 @@ bool mod_loaded(const char *name)
 	return stat(path, &st) == 0;
 }
 
-int write_file(const char *path, const char *val)
+/* Write @val to @path opened with @flags (and O_WRONLY, O_CLOEXEC). */
+static int write_flags(const char *path, const char *val, int flags)
 {
 	int fd, err = 0;
 
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_CLOEXEC | flags);
 	if (fd < 0)
 		return -errno;
 	if (write(fd, val, strlen(val)) < 0)
 		err = -errno;
 	close(fd);
 	return err;
+}
+
+int write_file(const char *path, const char *val)
+{
+	return write_flags(path, val, O_TRUNC);
+}
+
+int append_file(const char *path, const char *val)
+{
+	return write_flags(path, val, O_APPEND);
 }
 
 int read_u64(const char *path, uint64_t *val)

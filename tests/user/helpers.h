@@ -27,6 +27,8 @@ int mod_unload_wait(const char *name, int timeout_ms);
 bool mod_loaded(const char *name);
 
 int write_file(const char *path, const char *val);
+/* appends, where truncating would clear (kprobe_events, set_ftrace_filter) */
+int append_file(const char *path, const char *val);
 /* The whole of a (small) file, in a static buffer; "" when unreadable. */
 const char *file_read(const char *path);
 int read_u64(const char *path, uint64_t *val);

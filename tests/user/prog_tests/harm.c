@@ -6,7 +6,6 @@
  * WARNING or a lockdep report there fails the run.
  */
 #define _GNU_SOURCE
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,18 +127,6 @@ void test_harm_loop_cb_traced(void)
 
 #define FG_DIR "/sys/kernel/tracing/instances/rtg_fgraph"
 #define KPROBE_EVENTS "/sys/kernel/tracing/kprobe_events"
-
-static int append_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = -errno;
-	close(fd);
-	return err;
-}
 
 /* Whether a line of the trace file at @path has @needle. */
 static bool trace_has(const char *path, const char *needle)
