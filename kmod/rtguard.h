@@ -31,6 +31,7 @@ struct rtg_image;
 #define RTG_SITE_ITER		BIT(4)	/* creates an iterator */
 #define RTG_SITE_KFUNC		BIT(5)	/* a kfunc; else a helper (or unknown) */
 #define RTG_SITE_SKIP		BIT(6)	/* fast-execute skips the call, R0 = NULL */
+#define RTG_SITE_BPF_FUNC	BIT(7)	/* a call of one of the program's BPF functions */
 
 /* What a call site does to the run's table of held resources. */
 enum rtg_role {
@@ -150,8 +151,8 @@ struct rtg_release_slot;
  *	takes (rtg_trace_print())
  * @trace_id: for traced sites, the site's number in rtg_call records and
  *	in debugfs bpf_rtguard/sites (never 0)
- * @func_id: the helper's &enum bpf_func_id, or the kfunc's BTF id; 0 when
- *	not known
+ * @func_id: the helper's &enum bpf_func_id, or the kfunc's or BPF
+ *	function's BTF id; 0 when not known
  * @tprog: tracking state of the program, for tracked images
  * @thunk: for releasing sites, an entry in the image that starts with
  *	ENDBR and jumps to @func (filled in by the JIT)

@@ -109,8 +109,9 @@ static void rtg_site_names_show(struct seq_file *m, const struct rtg_site *site)
 /*
  * The sites of traced images, for readers of rtg_call records: what a
  * record's site number stands for. The function is named as kallsyms
- * names it, "-" for a function of vmlinux; id is the helper's number or
- * the kfunc's BTF id; the masks have bit n set for argument n; call is
+ * names it (a BPF function of the program, kind=func, by its BTF name),
+ * the module "-" for a function of vmlinux; id is the helper's number or
+ * the kfunc's or BPF function's BTF id; the masks have bit n set for argument n; call is
  * the helper or kfunc the program calls (for a helper the verifier
  * turned into a map type's function, the helper), map the map a map
  * helper is called with, args the names of its arguments ("-" for one
@@ -136,7 +137,11 @@ static void rtg_image_sites_show(struct seq_file *m, const struct rtg_image *ima
 
 		if (!(site->flags & RTG_SITE_TRACE))
 			continue;
-		snprintf(func, sizeof(func), "%ps", site->func);
+		/* a BPF function's address is in no site: its name */
+		if (site->flags & RTG_SITE_BPF_FUNC)
+			strscpy(func, site->names ? site->names->func : "-");
+		else
+			snprintf(func, sizeof(func), "%ps", site->func);
 		mod = strstr(func, " [");
 		if (mod) {
 			*mod = 0;
@@ -147,6 +152,7 @@ static void rtg_image_sites_show(struct seq_file *m, const struct rtg_image *ima
 			   site->trace_id, prog_id, image->prog_name,
 			   site->insn_idx, func, mod ?: "-",
 			   site->flags & RTG_SITE_KFUNC ? "kfunc" :
+			   site->flags & RTG_SITE_BPF_FUNC ? "func" :
 			   site->func_id ? "helper" : "unknown",
 			   site->func_id, site->nr_args, site->arg_is_ptr,
 			   site->arg_is_signed, site->arg_is_32bit,
@@ -161,7 +167,7 @@ static int rtg_sites_show(struct seq_file *m, void *v)
 {
 	struct rtg_image *image;
 
-	seq_puts(m, "# site=N prog=ID name=NAME insn=N func=FUNCTION module=MODULE kind=helper|kfunc|unknown|run id=N nargs=N ptr=MASK signed=MASK int32=MASK ret_size=BYTES ret_ptr=0|1 ret_signed=0|1 may_be_null=0|1 call=NAME map=NAME|- map_type=TYPE|- args=NAME,...|- proto=RESULT(PARAMETERS)|-\n");
+	seq_puts(m, "# site=N prog=ID name=NAME insn=N func=FUNCTION module=MODULE kind=helper|kfunc|func|unknown|run id=N nargs=N ptr=MASK signed=MASK int32=MASK ret_size=BYTES ret_ptr=0|1 ret_signed=0|1 may_be_null=0|1 call=NAME map=NAME|- map_type=TYPE|- args=NAME,...|- proto=RESULT(PARAMETERS)|-\n");
 	mutex_lock(&rtg_images_lock);
 	list_for_each_entry(image, &rtg_images, node)
 		rtg_image_sites_show(m, image, rtg_main_aux(image)->id);

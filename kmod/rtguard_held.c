@@ -389,14 +389,19 @@ static bool rtg_held_desc_complete(const struct bpf_call_info *info, u32 clone_i
 static bool rtg_held_prog_described(const struct bpf_prog_aux *main)
 {
 	u32 clone_id = rtg_pairing_vmlinux_kfunc("bpf_dynptr_clone");
-	u32 i;
+	u32 i, calls = 0;
 
-	if (!READ_ONCE(rtg_describe) || READ_ONCE(rtg_check_held) || !main->call_info_cnt)
+	if (!READ_ONCE(rtg_describe) || READ_ONCE(rtg_check_held))
 		return false;
-	for (i = 0; i < main->call_info_cnt; i++)
+	for (i = 0; i < main->call_info_cnt; i++) {
+		/* calls between its BPF functions hold nothing */
+		if (main->call_info[i].bpf_func)
+			continue;
 		if (!rtg_held_desc_complete(&main->call_info[i], clone_id))
 			return false;
-	return true;
+		calls++;
+	}
+	return calls;
 }
 
 /**

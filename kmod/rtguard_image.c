@@ -96,10 +96,11 @@ void rtg_image_exit(void)
 	mutex_unlock(&rtg_images_lock);
 }
 
-static bool rtg_is_hookable_call(const struct bpf_insn *insn)
+/* what the kernel offers: helper, kfunc and BPF function calls (traced only) */
+static bool rtg_is_hookable_call(const struct bpf_insn *insn, int mode)
 {
-	return insn->code == (BPF_JMP | BPF_CALL) &&
-	       insn->src_reg != BPF_PSEUDO_CALL && insn->imm;
+	return insn->code == (BPF_JMP | BPF_CALL) && insn->imm &&
+	       (insn->src_reg != BPF_PSEUDO_CALL || mode == RTG_IMAGE_TRACE);
 }
 
 static void rtg_image_free(struct rtg_image *image)
@@ -140,7 +141,7 @@ static void *rtg_prog_init(struct bpf_prog *prog)
 		return NULL;
 
 	for (i = 0; i < prog->len; i++)
-		n += rtg_is_hookable_call(&prog->insnsi[i]);
+		n += rtg_is_hookable_call(&prog->insnsi[i], mode);
 	/* the main image of a tracked program brackets its runs */
 	if (!n && !track)
 		return NULL;
@@ -189,6 +190,9 @@ static bool rtg_select(void *data, struct bpf_prog *prog,
 	struct rtg_image *image = data;
 	struct rtg_site *site;
 
+	/* a call of one of the program's BPF functions is only recorded */
+	if (!call->func && image->mode != RTG_IMAGE_TRACE)
+		return false;
 	if (WARN_ON_ONCE(image->nr_sites >= image->max_sites))
 		return false;
 	site = &image->sites[image->nr_sites];
@@ -202,7 +206,9 @@ static bool rtg_select(void *data, struct bpf_prog *prog,
 	site->ret_size = sizeof(u64);
 	if (info) {
 		site->func_id = info->id;
-		if (info->btf)
+		if (info->bpf_func)
+			site->flags |= RTG_SITE_BPF_FUNC;
+		else if (info->btf)
 			site->flags |= RTG_SITE_KFUNC;
 		if (info->ret_may_be_null)
 			site->flags |= RTG_SITE_MAY_FAIL;
@@ -221,7 +227,7 @@ static bool rtg_select(void *data, struct bpf_prog *prog,
 	}
 	hook->arg = (unsigned long)site;
 
-	if (image->tprog && !image->tprog->trace_only) {
+	if (image->tprog && !image->tprog->trace_only && call->func) {
 		site->tprog = image->tprog;
 		rtg_track_select(site, info, hook);
 	} else if (image->mode == RTG_IMAGE_TRACE) {

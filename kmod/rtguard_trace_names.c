@@ -176,7 +176,7 @@ void rtg_trace_name_site(struct rtg_site *site, const struct bpf_call_info *info
 	if (!n)
 		return;
 	strscpy(n->prog, main->name[0] ? main->name : "-");
-	h = info && !info->btf ? rtg_helper_proto_of(info->id) : NULL;
+	h = info && !info->btf && !info->bpf_func ? rtg_helper_proto_of(info->id) : NULL;
 	if (h) {
 		strscpy(n->func, h->name);
 		n->proto = h;
@@ -185,6 +185,9 @@ void rtg_trace_name_site(struct rtg_site *site, const struct bpf_call_info *info
 		strscpy(n->func, info->name);
 		for (i = 0; i < MAX_BPF_FUNC_REG_ARGS; i++)
 			strscpy(n->arg[i], info->arg_name[i] ?: "");
+	} else if (site->flags & RTG_SITE_BPF_FUNC) {
+		/* a program loaded without BTF */
+		strscpy(n->func, "bpf_function");
 	} else {
 		snprintf(n->func, sizeof(n->func), "%ps", site->func);
 		n->func[strcspn(n->func, " ")] = 0;

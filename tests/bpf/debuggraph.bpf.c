@@ -45,3 +45,30 @@ int debug_stopped(void *ctx)
 	rtg_test_obj_put(obj);
 	return 0;
 }
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} self_tail SEC(".maps");
+
+int tail_runs;
+
+/*
+ * A BPF function that tail-calls debug_tail until the kernel's limit of
+ * 33: it takes the tail call counter's pointer from its caller, past
+ * the hooks around its call.
+ */
+__noinline int tail_again(struct __sk_buff *skb)
+{
+	tail_runs++;
+	bpf_tail_call(skb, &self_tail, 0);
+	return 9;
+}
+
+SEC("tc")
+int debug_tail(struct __sk_buff *skb)
+{
+	return tail_again(skb) + 1;
+}

@@ -444,7 +444,7 @@ struct site {
 	char prog_name[32], func[128], module[64], kind[16];
 	char call[128], map[32], map_type[32], proto[512];
 	/* resolved */
-	bool resolved, helper;
+	bool resolved, helper, bpf_func;	/* bpf_func: kind=func */
 	char *name;			/* what the program calls */
 	const char *frame;		/* the BPF function the call is in */
 	char *arg_names[MAX_ARGS];
@@ -548,13 +548,18 @@ static void resolve_site(struct site *s)
 		}
 		return;
 	}
-	if (!strcmp(s->kind, "kfunc")) {
-		struct btf *btf = btf_of(s->module);
+	s->bpf_func = !strcmp(s->kind, "func");
+	if (!strcmp(s->kind, "kfunc") || s->bpf_func) {
+		/* a BPF function is typed by its program's BTF */
+		struct btf *btf = s->bpf_func ? prog_lines(s->prog)->btf : btf_of(s->module);
 		const struct btf_type *fn, *proto;
 		const struct btf_param *pa;
 		int id;
 
-		id = btf ? btf__find_by_name_kind(btf, s->func, BTF_KIND_FUNC) : -1;
+		if (s->bpf_func)
+			id = btf && s->func_id ? (int)s->func_id : -1;
+		else
+			id = btf ? btf__find_by_name_kind(btf, s->func, BTF_KIND_FUNC) : -1;
 		fn = id > 0 ? btf__type_by_id(btf, id) : NULL;
 		proto = fn ? btf__type_by_id(btf, fn->type) : NULL;
 		if (!proto || !btf_is_func_proto(proto))
@@ -1168,7 +1173,8 @@ static size_t print_gnode(struct gnode *g, size_t i, size_t n, int depth)
 		m = call_text(text, sizeof(text), s, r, false);
 		snprintf(text + m, sizeof(text) - m, " {");
 		gline(gstart_ts(&g[i]), depth, text);
-		k = print_inside(g, i, n, depth + 1, s->frame);
+		/* a BPF function's calls are made in it */
+		k = print_inside(g, i, n, depth + 1, s->bpf_func ? s->name : s->frame);
 		text[0] = '}';
 		result_text(text + 1, sizeof(text) - 1, s, r);
 		gline(0, depth, text);

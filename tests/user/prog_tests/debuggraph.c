@@ -2,8 +2,9 @@
 /*
  * rtg-strace -g on debuggraph.bpf.c: each run of a traced program with
  * its calls nested inside, calls of a bpf_loop() callback under the
- * bpf_loop() call and the callback's name, calls of a global function
- * under its name, durations that add up; and a run the watchdog stops,
+ * bpf_loop() call and the callback's name, a global function's call with
+ * its argument, result and duration and its calls inside, durations that
+ * add up; and a run the watchdog stops,
  * with what the stop gave back.
  */
 #define _GNU_SOURCE
@@ -24,6 +25,7 @@ static struct debuggraph_bpf *load_graph(void)
 		return NULL;
 	prog_set_debug(skel->progs.debug_graph);
 	prog_set_debug(skel->progs.debug_stopped);
+	prog_set_debug(skel->progs.debug_tail);
 	if (ASSERT_OK(debuggraph_bpf__load(skel), "load debuggraph"))
 		return skel;
 	debuggraph_bpf__destroy(skel);
@@ -116,14 +118,20 @@ void test_debug_graph(void)
 	ASSERT_GT(i, cb, "bpf_loop closes with its result");
 	if (i > 0)
 		ASSERT_GE(dur_of(lines[i]), sum, "bpf_loop lasted at least its callback's calls");
-	glob = find_line(lines, n, run + 1, 1, "global_work() {");
-	ASSERT_GT(glob, loop, "the global function, after bpf_loop");
-	if (glob > 0) {
+	/* a BPF-to-BPF call is recorded: entered with its argument, left with its result */
+	glob = find_line(lines, n, run + 1, 1, "global_work(x=1) {");
+	ASSERT_GT(glob, loop, "the global function's call, after bpf_loop");
+	if (glob > 0 && ASSERT_LT(glob + 3, n, "the global function's lines")) {
 		ASSERT_PREFIX(text_of(lines[glob + 1]), "bpf_get_prandom_u32() = ",
-			      "its first call, under its name");
+			      "its first call, under it");
 		ASSERT_EQ(depth_of(lines[glob + 1]), 2, "one level deeper");
 		ASSERT_PREFIX(text_of(lines[glob + 2]), "bpf_ktime_get_ns() = ",
 			      "its second call");
+		ASSERT_EQ(depth_of(lines[glob + 2]), 2, "at the same level");
+		ASSERT_PREFIX(text_of(lines[glob + 3]), "} = ", "it closes with its result");
+		ASSERT_EQ(depth_of(lines[glob + 3]), 1, "at its own level");
+		sum = dur_of(lines[glob + 1]) + dur_of(lines[glob + 2]);
+		ASSERT_GE(dur_of(lines[glob + 3]), sum, "it lasted at least its two calls");
 	}
 	/* the run's top-level calls fit in it */
 	for (i = run + 1, sum = 0; end > 0 && i < end; i++) {
@@ -217,6 +225,61 @@ void test_debug_runs_on_event(void)
 	for (i = 0; i < n; i++)
 		runs += !strncmp(text_of(lines[i]), "debug_graph() {", 15) && depth_of(lines[i]) == 0;
 	ASSERT_EQ(runs, 3, "runs recorded: those begun with the event on");
+out:
+	strace_stop();
+	debuggraph_bpf__destroy(skel);
+}
+
+/*
+ * A call of a BPF function that may reach a tail call (kernel patch 23):
+ * the tail call counter's pointer passes the hooks around the call, so
+ * the chain stops at the kernel's 33 tail calls whether the calls are
+ * recorded or not, and returns the same; each of the 34 calls of the
+ * function is recorded, the one whose tail call failed with its own 9.
+ */
+WITH_MODULE(test_debug_graph_tail, "debug=flag");
+void test_debug_graph_tail(void)
+{
+	struct debuggraph_bpf *skel = load_graph();
+	int fd, n, i, ret, calls = 0, failed = 0;
+	char args[64], **lines;
+	__u32 key = 0;
+
+	if (!skel)
+		return;
+	fd = bpf_program__fd(skel->progs.debug_tail);
+	if (!ASSERT_OK(bpf_map_update_elem(bpf_map__fd(skel->maps.self_tail), &key, &fd, 0),
+		       "fill the program array"))
+		goto out;
+	strace_stop();
+	ret = run_prog(skel->progs.debug_tail);
+	ASSERT_GE(ret, 10, "untraced: the failed tail call's 9, and one more");
+	ASSERT_EQ(skel->bss->tail_runs, 34, "untraced: the first run and 33 tail calls");
+	if (!ASSERT_OK(strace_start(), "enable the trace event"))
+		goto out;
+	ASSERT_EQ(run_prog(skel->progs.debug_tail), ret, "traced: the same result");
+	ASSERT_EQ(skel->bss->tail_runs, 68, "traced: the first run and 33 tail calls");
+	ASSERT_OK(write_file("/sys/kernel/debug/bpf_rtguard/trace_flush", "1"),
+		  "flush the batches");
+	n = trace_text_calls("debug_tail", &lines);
+	for (i = 0; i < n; i++)
+		calls += !!strstr(lines[i], " tail_again(skb=0x");
+	ASSERT_EQ(calls, 34, "calls of tail_again in the trace's text");
+	calls = 0;
+	snprintf(args, sizeof(args), "-p %u", prog_id_of(skel->progs.debug_tail));
+	n = strace_run(args, &lines, NULL);
+	for (i = 0; i < n; i++) {
+		const char *c = strace_call(lines[i]);
+
+		if (!c || strncmp(c, "tail_again(skb=(struct __sk_buff *)0x", 37))
+			continue;
+		calls++;
+		failed += !!strstr(c, ") = 9 <");
+	}
+	for (i = 0; i < n && i < 2; i++)
+		printf("  %s\n", lines[i]);
+	ASSERT_EQ(calls, 34, "calls of tail_again recorded");
+	ASSERT_EQ(failed, 1, "the one whose tail call failed");
 out:
 	strace_stop();
 	debuggraph_bpf__destroy(skel);
