@@ -38,8 +38,21 @@
 
 struct dentry *rtg_debugfs_dir;
 
+/*
+ * What a site calls, as kallsyms names it; a BPF function of the program,
+ * whose address no site keeps, by its BTF name.
+ */
+static void rtg_site_func_name(const struct rtg_site *site, char *buf, size_t len)
+{
+	if (site->flags & RTG_SITE_BPF_FUNC)
+		strscpy(buf, site->names ? site->names->func : "-", len);
+	else
+		snprintf(buf, len, "%ps", site->func);
+}
+
 static int rtg_calls_show(struct seq_file *m, void *v)
 {
+	char func[KSYM_SYMBOL_LEN];
 	struct rtg_image *image;
 	u32 i;
 
@@ -51,10 +64,11 @@ static int rtg_calls_show(struct seq_file *m, void *v)
 		for (i = 0; i < image->nr_sites; i++) {
 			const struct rtg_site *site = &image->sites[i];
 
-			seq_printf(m, "prog %u %s: insn=%u count=%llu may_fail=%d func=%ps\n",
+			rtg_site_func_name(site, func, sizeof(func));
+			seq_printf(m, "prog %u %s: insn=%u count=%llu may_fail=%d func=%s\n",
 				   main->id, main->name[0] ? main->name : "-",
 				   site->insn_idx, rtg_site_count(site),
-				   !!(site->flags & RTG_SITE_SKIP), site->func);
+				   !!(site->flags & RTG_SITE_SKIP), func);
 		}
 	}
 	mutex_unlock(&rtg_images_lock);
@@ -137,11 +151,7 @@ static void rtg_image_sites_show(struct seq_file *m, const struct rtg_image *ima
 
 		if (!(site->flags & RTG_SITE_TRACE))
 			continue;
-		/* a BPF function's address is in no site: its name */
-		if (site->flags & RTG_SITE_BPF_FUNC)
-			strscpy(func, site->names ? site->names->func : "-");
-		else
-			snprintf(func, sizeof(func), "%ps", site->func);
+		rtg_site_func_name(site, func, sizeof(func));
 		mod = strstr(func, " [");
 		if (mod) {
 			*mod = 0;
