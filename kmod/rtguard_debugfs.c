@@ -122,7 +122,10 @@ static void rtg_site_names_show(struct seq_file *m, const struct rtg_site *site)
 
 /*
  * The sites of traced images, for readers of rtg_call records: what a
- * record's site number stands for. The function is named as kallsyms
+ * record's site number stands for: fidx is the program's BPF function the
+ * call is in (its func_info index; the JIT compiles each apart, and
+ * constant blinding moves a call's insn but not its function). The
+ * function is named as kallsyms
  * names it (a BPF function of the program, kind=func, by its BTF name),
  * the module "-" for a function of vmlinux; id is the helper's number or
  * the kfunc's or BPF function's BTF id; the masks have bit n set for argument n; call is
@@ -143,7 +146,7 @@ static void rtg_image_sites_show(struct seq_file *m, const struct rtg_image *ima
 
 	/* the number the records of its runs carry */
 	if (image->run_id)
-		seq_printf(m, "site=%u prog=%u name=%s insn=0 func=- module=- kind=run id=0 nargs=0 ptr=0 signed=0 int32=0 ret_size=8 ret_ptr=0 ret_signed=1 may_be_null=0 call=- map=- map_type=- args=- proto=-\n",
+		seq_printf(m, "site=%u prog=%u name=%s insn=0 fidx=0 func=- module=- kind=run id=0 nargs=0 ptr=0 signed=0 int32=0 ret_size=8 ret_ptr=0 ret_signed=1 may_be_null=0 call=- map=- map_type=- args=- proto=-\n",
 			   image->run_id, prog_id, image->prog_name);
 	for (i = 0; i < image->nr_sites; i++) {
 		const struct rtg_site *site = &image->sites[i];
@@ -158,9 +161,9 @@ static void rtg_image_sites_show(struct seq_file *m, const struct rtg_image *ima
 			mod += 2;
 			mod[strcspn(mod, "]")] = 0;
 		}
-		seq_printf(m, "site=%u prog=%u name=%s insn=%u func=%s module=%s kind=%s id=%u nargs=%u ptr=%#x signed=%#x int32=%#x ret_size=%u ret_ptr=%d ret_signed=%d may_be_null=%d",
+		seq_printf(m, "site=%u prog=%u name=%s insn=%u fidx=%u func=%s module=%s kind=%s id=%u nargs=%u ptr=%#x signed=%#x int32=%#x ret_size=%u ret_ptr=%d ret_signed=%d may_be_null=%d",
 			   site->trace_id, prog_id, image->prog_name,
-			   site->insn_idx, func, mod ?: "-",
+			   site->insn_idx, image->aux->func_idx, func, mod ?: "-",
 			   site->flags & RTG_SITE_KFUNC ? "kfunc" :
 			   site->flags & RTG_SITE_BPF_FUNC ? "func" :
 			   site->func_id ? "helper" : "unknown",
@@ -177,7 +180,7 @@ static int rtg_sites_show(struct seq_file *m, void *v)
 {
 	struct rtg_image *image;
 
-	seq_puts(m, "# site=N prog=ID name=NAME insn=N func=FUNCTION module=MODULE kind=helper|kfunc|func|unknown|run id=N nargs=N ptr=MASK signed=MASK int32=MASK ret_size=BYTES ret_ptr=0|1 ret_signed=0|1 may_be_null=0|1 call=NAME map=NAME|- map_type=TYPE|- args=NAME,...|- proto=RESULT(PARAMETERS)|-\n");
+	seq_puts(m, "# site=N prog=ID name=NAME insn=N fidx=N func=FUNCTION module=MODULE kind=helper|kfunc|func|unknown|run id=N nargs=N ptr=MASK signed=MASK int32=MASK ret_size=BYTES ret_ptr=0|1 ret_signed=0|1 may_be_null=0|1 call=NAME map=NAME|- map_type=TYPE|- args=NAME,...|- proto=RESULT(PARAMETERS)|-\n");
 	mutex_lock(&rtg_images_lock);
 	list_for_each_entry(image, &rtg_images, node)
 		rtg_image_sites_show(m, image, rtg_main_aux(image)->id);

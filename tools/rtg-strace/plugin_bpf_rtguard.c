@@ -76,7 +76,7 @@ static void read_sites(void)
 	nr_sites = 0;
 	while (fgets(line, sizeof(line), f)) {
 		memset(&s, 0, sizeof(s));
-		if (sscanf(line, "site=%u prog=%*u name=%31s insn=%u func=%127s module=%63s kind=%15s id=%*u nargs=%u ptr=%x signed=%x int32=%x ret_size=%u ret_ptr=%d ret_signed=%d may_be_null=%*d call=%127s map=%31s map_type=%31s",
+		if (sscanf(line, "site=%u prog=%*u name=%31s insn=%u fidx=%*u func=%127s module=%63s kind=%15s id=%*u nargs=%u ptr=%x signed=%x int32=%x ret_size=%u ret_ptr=%d ret_signed=%d may_be_null=%*d call=%127s map=%31s map_type=%31s",
 			   &s.id, s.prog, &s.insn, func, module, kind, &s.nargs,
 			   &s.ptr, &s.sign, &s.int32, &s.ret_size, &s.ret_ptr,
 			   &s.ret_signed, s.call, s.map, s.map_type) != 16)

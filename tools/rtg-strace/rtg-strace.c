@@ -396,19 +396,15 @@ out:
 	return pl;
 }
 
-/* The BPF function of program id that instruction insn is in, or NULL. */
-static const char *frame_name(unsigned int id, unsigned int insn)
+/* The BPF function fidx (its func_info index) of program id, or NULL. */
+static const char *frame_name(unsigned int id, unsigned int fidx)
 {
 	struct prog_lines *pl = prog_lines(id);
 	const struct btf_type *t;
-	int i, best = -1;
 
-	for (i = 0; i < pl->nfi; i++)
-		if (pl->fi[i].insn_off <= insn)
-			best = i;
-	if (best < 0)
+	if ((int)fidx >= pl->nfi)
 		return NULL;
-	t = btf__type_by_id(pl->btf, pl->fi[best].type_id);
+	t = btf__type_by_id(pl->btf, pl->fi[fidx].type_id);
 	return t ? btf__name_by_offset(pl->btf, t->name_off) : NULL;
 }
 
@@ -439,7 +435,7 @@ static int source_line(unsigned int id, unsigned int insn, char *file,
 /* ---- sites: debugfs bpf_rtguard/sites, resolved once each ---- */
 
 struct site {
-	unsigned int id, prog, insn, nargs, ptr, sign, int32, ret_size, func_id;
+	unsigned int id, prog, insn, fidx, nargs, ptr, sign, int32, ret_size, func_id;
 	int ret_ptr, ret_signed, may_be_null;
 	char prog_name[32], func[128], module[64], kind[16];
 	char call[128], map[32], map_type[32], proto[512];
@@ -474,11 +470,11 @@ static void read_sites(void)
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		memset(&s, 0, sizeof(s));
-		if (sscanf(line, "site=%u prog=%u name=%31s insn=%u func=%127s module=%63s kind=%15s id=%u nargs=%u ptr=%x signed=%x int32=%x ret_size=%u ret_ptr=%d ret_signed=%d may_be_null=%d call=%127s map=%31s map_type=%31s",
-			   &s.id, &s.prog, s.prog_name, &s.insn, s.func, s.module,
+		if (sscanf(line, "site=%u prog=%u name=%31s insn=%u fidx=%u func=%127s module=%63s kind=%15s id=%u nargs=%u ptr=%x signed=%x int32=%x ret_size=%u ret_ptr=%d ret_signed=%d may_be_null=%d call=%127s map=%31s map_type=%31s",
+			   &s.id, &s.prog, s.prog_name, &s.insn, &s.fidx, s.func, s.module,
 			   s.kind, &s.func_id, &s.nargs, &s.ptr, &s.sign, &s.int32,
 			   &s.ret_size, &s.ret_ptr, &s.ret_signed, &s.may_be_null,
-			   s.call, s.map, s.map_type) != 19)
+			   s.call, s.map, s.map_type) != 20)
 			continue;
 		/* prog=0: a program freed lately, whose sites are still listed */
 		/* the last field: a helper's prototype, "RESULT(PARAMETERS)" */
@@ -515,7 +511,7 @@ static void resolve_site(struct site *s)
 	s->nargs = s->nargs > MAX_ARGS ? MAX_ARGS : s->nargs;
 	if (source_line(s->prog, s->insn, s->file, sizeof(s->file), &s->line))
 		s->line = 0;
-	s->frame = frame_name(s->prog, s->insn);
+	s->frame = frame_name(s->prog, s->fidx);
 	/* what the program called, as bpf_rtguard names it */
 	s->name = xstrdup(strcmp(s->call, "-") ? s->call : s->func);
 	paren = s->proto[0] ? strchr(s->proto, '(') : NULL;

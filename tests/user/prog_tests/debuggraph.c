@@ -75,8 +75,7 @@ static int find_line(char **lines, int n, int i, int d, const char *want)
 	return -1;
 }
 
-WITH_MODULE(test_debug_graph, "debug=flag");
-void test_debug_graph(void)
+static void graph_run(void)
 {
 	struct debuggraph_bpf *skel = load_graph();
 	int n, i, run, loop, cb, glob, end, calls = 0;
@@ -145,6 +144,31 @@ void test_debug_graph(void)
 out:
 	strace_stop();
 	debuggraph_bpf__destroy(skel);
+}
+
+WITH_MODULE(test_debug_graph, "debug=flag");
+void test_debug_graph(void)
+{
+	graph_run();
+}
+
+/*
+ * The same on a program the JIT blinded (net.core.bpf_jit_harden=2):
+ * blinding moves the offset of the call of global_work over the
+ * instructions it inserts, and the call is still offered and recorded.
+ */
+WITH_MODULE(test_debug_graph_blinded, "debug=flag");
+void test_debug_graph_blinded(void)
+{
+	const char *harden = "/proc/sys/net/core/bpf_jit_harden";
+	char old[8];
+
+	snprintf(old, sizeof(old), "%s", file_read(harden));
+	if (!ASSERT_OK(write_file(harden, "2"), "bpf_jit_harden=2") ||
+	    !ASSERT_STREQ(file_read(harden), "2\n", "bpf_jit_harden"))
+		return;
+	graph_run();
+	write_file(harden, old);
 }
 
 WITH_MODULE(test_debug_graph_stop, "track=1 debug=flag watchdog_ms=100");
