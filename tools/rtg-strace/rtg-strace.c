@@ -1106,7 +1106,8 @@ static size_t print_gnode(struct gnode *g, size_t i, size_t n, int depth);
 
 /*
  * The nodes inside node i, at depth; those made in a BPF function other
- * than ctx (a callback, a global function) grouped under its name.
+ * than ctx (a callback the helper called, or a BPF function whose call was
+ * made before the event was on) grouped under its name.
  */
 static size_t print_inside(struct gnode *g, size_t i, size_t n, int depth,
 			   const char *ctx)
@@ -1443,9 +1444,9 @@ static void usage(FILE *f)
 	      "    -e FUNC[,FUNC...]  only calls of these helpers, kfuncs or functions\n"
 	      "    -c       a summary per function instead of the calls\n"
 	      "    -g       each run of a program, its calls nested inside (calls of\n"
-	      "             callbacks under the call that made them, calls of other\n"
-	      "             BPF functions under the function's name), its result and\n"
-	      "             duration, and what a watchdog stop gave back\n"
+	      "             callbacks under the call that made them and the callback's\n"
+	      "             name, calls of a BPF function inside that call), its result\n"
+	      "             and duration, and what a watchdog stop gave back\n"
 	      "    -j       one JSON object per call\n"
 	      "    -o FILE  write to FILE\n"
 	      "    --enable, --disable  turn the bpf_rtguard:rtg_call event on (8 MiB per\n"
