@@ -125,11 +125,11 @@ static void rtg_site_names_show(struct seq_file *m, const struct rtg_site *site)
  * record's site number stands for: fidx is the program's BPF function the
  * call is in (its func_info index; the JIT compiles each apart, and
  * constant blinding moves a call's insn but not its function). The
- * function is named as kallsyms
- * names it (a BPF function of the program, kind=func, by its BTF name),
- * the module "-" for a function of vmlinux; id is the helper's number or
- * the kfunc's or BPF function's BTF id; the masks have bit n set for argument n; call is
- * the helper or kfunc the program calls (for a helper the verifier
+ * function is named as kallsyms names it (a BPF function of the program,
+ * kind=func, by its BTF name), the module "-" for a function of vmlinux;
+ * id is the helper's number or the kfunc's or BPF function's BTF id; the
+ * masks have bit n set for argument n; call is the helper or kfunc the
+ * program calls (for a helper the verifier
  * turned into a map type's function, the helper), map the map a map
  * helper is called with, args the names of its arguments ("-" for one
  * not known), proto a helper's prototype as the kernel's UAPI

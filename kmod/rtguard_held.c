@@ -394,7 +394,7 @@ static bool rtg_held_prog_described(const struct bpf_prog_aux *main)
 	if (!READ_ONCE(rtg_describe) || READ_ONCE(rtg_check_held))
 		return false;
 	for (i = 0; i < main->call_info_cnt; i++) {
-		/* calls between its BPF functions hold nothing */
+		/* a call of one of its BPF functions takes and gives back nothing */
 		if (main->call_info[i].bpf_func)
 			continue;
 		if (!rtg_held_desc_complete(&main->call_info[i], clone_id))
