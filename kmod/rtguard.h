@@ -371,6 +371,8 @@ struct rtg_prog {
  *	number rtg_call records of its runs carry (rtg_trace_name_run()),
  *	else 0
  * @prog_name: the program's name, for readers of the trace
+ * @func_idx: the image's BPF function (&bpf_prog_aux.func_idx), for
+ *	readers of the trace: a retired image's @aux is gone
  * @nr_sites: number of entries used in @sites
  * @max_sites: number of entries allocated in @sites
  * @counts: per-CPU call counters, one per site, for pass-through images
@@ -385,6 +387,7 @@ struct rtg_image {
 	int mode;
 	u32 run_id;
 	char prog_name[BPF_OBJ_NAME_LEN];
+	u32 func_idx;
 	u32 nr_sites;
 	u32 max_sites;
 	u64 __percpu *counts;

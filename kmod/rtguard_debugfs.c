@@ -163,7 +163,7 @@ static void rtg_image_sites_show(struct seq_file *m, const struct rtg_image *ima
 		}
 		seq_printf(m, "site=%u prog=%u name=%s insn=%u fidx=%u func=%s module=%s kind=%s id=%u nargs=%u ptr=%#x signed=%#x int32=%#x ret_size=%u ret_ptr=%d ret_signed=%d may_be_null=%d",
 			   site->trace_id, prog_id, image->prog_name,
-			   site->insn_idx, image->aux->func_idx, func, mod ?: "-",
+			   site->insn_idx, image->func_idx, func, mod ?: "-",
 			   site->flags & RTG_SITE_KFUNC ? "kfunc" :
 			   site->flags & RTG_SITE_BPF_FUNC ? "func" :
 			   site->func_id ? "helper" : "unknown",

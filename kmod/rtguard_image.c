@@ -160,6 +160,7 @@ static void *rtg_prog_init(struct bpf_prog *prog)
 		}
 	}
 	image->aux = prog->aux;
+	image->func_idx = prog->aux->func_idx;
 	image->mode = mode;
 	strscpy(image->prog_name, bpf_call_hook_main_aux(prog)->name[0] ?
 		bpf_call_hook_main_aux(prog)->name : "-");
