@@ -82,6 +82,12 @@ static int write_flags(const char *path, const char *val, int flags)
 	return err;
 }
 
+int jit_harden_set(char *old, size_t len)
+{
+	snprintf(old, len, "%s", file_read(JIT_HARDEN));
+	return write_file(JIT_HARDEN, "2");
+}
+
 int write_file(const char *path, const char *val)
 {
 	return write_flags(path, val, O_TRUNC);

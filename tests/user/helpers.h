@@ -31,6 +31,9 @@ int write_file(const char *path, const char *val);
 int append_file(const char *path, const char *val);
 /* The whole of a (small) file, in a static buffer; "" when unreadable. */
 const char *file_read(const char *path);
+#define JIT_HARDEN "/proc/sys/net/core/bpf_jit_harden"
+/* JIT_HARDEN set to 2, its value before kept in old: write_file()'s result */
+int jit_harden_set(char *old, size_t len);
 int read_u64(const char *path, uint64_t *val);
 /* One "name: value" line of bpf_rtguard/stats: 0 or -ENOENT. */
 int stat_read(const char *name, uint64_t *val);

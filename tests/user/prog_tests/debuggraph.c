@@ -160,15 +160,13 @@ void test_debug_graph(void)
 WITH_MODULE(test_debug_graph_blinded, "debug=flag");
 void test_debug_graph_blinded(void)
 {
-	const char *harden = "/proc/sys/net/core/bpf_jit_harden";
 	char old[8];
 
-	snprintf(old, sizeof(old), "%s", file_read(harden));
-	if (!ASSERT_OK(write_file(harden, "2"), "bpf_jit_harden=2") ||
-	    !ASSERT_STREQ(file_read(harden), "2\n", "bpf_jit_harden"))
+	if (!ASSERT_OK(jit_harden_set(old, sizeof(old)), "bpf_jit_harden=2") ||
+	    !ASSERT_STREQ(file_read(JIT_HARDEN), "2\n", "bpf_jit_harden"))
 		return;
 	graph_run();
-	write_file(harden, old);
+	write_file(JIT_HARDEN, old);
 }
 
 WITH_MODULE(test_debug_graph_stop, "track=1 debug=flag watchdog_ms=100");

@@ -456,19 +456,17 @@ void test_watchdog_spin_lock(void)
 WITH_MODULE(test_watchdog_blinded, "track=1 watchdog_ms=200");
 void test_watchdog_blinded(void)
 {
-	const char *harden = "/proc/sys/net/core/bpf_jit_harden";
 	char old[8];
 
-	snprintf(old, sizeof(old), "%s", file_read(harden));
-	if (!ASSERT_OK(write_file(harden, "2"), "bpf_jit_harden=2") ||
-	    !ASSERT_STREQ(file_read(harden), "2\n", "bpf_jit_harden"))
+	if (!ASSERT_OK(jit_harden_set(old, sizeof(old)), "bpf_jit_harden=2") ||
+	    !ASSERT_STREQ(file_read(JIT_HARDEN), "2\n", "bpf_jit_harden"))
 		return;
 	wd_stops_run(false);
 	if (test__start_subtest("spin_lock")) {
 		param_write("watchdog_ms", "100");
 		wd_spin_lock();
 	}
-	write_file(harden, old);
+	write_file(JIT_HARDEN, old);
 }
 
 /*
