@@ -205,9 +205,10 @@ struct rtg_release_slot {
  * struct rtg_held - one resource a run holds
  * @obj: the object, iterator or lock
  * @site: the call site that acquired it
- * @seen: when the watchdog timer first saw it held (local_clock()), 0 before
- *	that; the hooks take no clock, so a hold counts from the first tick
- *	that sees it
+ * @seen: the run's &rtg_run.charged_us when the watchdog timer first saw
+ *	it held, plus 1; 0 before that. The hooks take no clock, so a hold
+ *	counts from the first tick that sees it, in the time charged to the
+ *	run
  * @clone_of: for a dynptr clone (@site a bpf_dynptr_clone() call), the
  *	dynptr its group was reserved in, which a stop gives back
  *
@@ -250,11 +251,14 @@ static inline bool rtg_held_is_clone(const struct rtg_held *h)
  * @how: &enum rtg_stop_how once the stop took effect
  * @sections: depth of each &enum rtg_section
  * @clock: set by the watchdog timer when it turned @start into
- *	local_clock() ns (rtg_watchdog_check(), rtg_run_age_ns())
+ *	local_clock() ns and began @charged_us (rtg_run_charge())
  * @fast_releases: what a stopped run gave back, by the watchdog or by
  *	the program itself while fast-executing; set when the stop takes
  *	effect (the JIT does not clear it at entry)
- * @pad2: unused
+ * @charged_us: the time the watchdog timer charged the run, which is
+ *	what watchdog_ms and hold_limit_us judge: its CPU's time on it, as
+ *	the timer's expiries see it (rtg_run_charge()); valid once @clock is
+ *	set
  * @held: what the run holds, in order of acquisition
  *
  * The module's view of &struct bpf_call_hook_run, which the JIT keeps in
@@ -262,7 +266,7 @@ static inline bool rtg_held_is_clone(const struct rtg_held *h)
  * right below the program's stack: @stop, @incomplete, @sample and
  * @unmatched are its exit flags (the run's exit calls rtg_run_exit()
  * while one of them or @count is set), @how to @clock its state,
- * @fast_releases and @pad2 its scratch word. The JIT fills in everything
+ * @fast_releases and @charged_us its scratch word. The JIT fills in everything
  * above @fast_releases at the run's entry, and pushes acquisitions to and
  * pops releases from @held in line. current->bpf_hook_run points to the
  * innermost run of the task. Only the run itself and the watchdog timer
@@ -282,7 +286,7 @@ struct rtg_run {
 	u8 sections[RTG_NR_SECTIONS];
 	u8 clock;
 	u32 fast_releases;
-	u32 pad2;
+	u32 charged_us;
 	struct rtg_held held[];
 };
 

@@ -242,8 +242,9 @@ static void rtg_held_show_task(struct seq_file *m, struct task_struct *t,
 				   h->obj, h->site->func,
 				   h->site->stop_slot ? h->site->stop_slot->name : "-",
 				   h->site->insn_idx);
-			if (h->seen && now > h->seen)
-				seq_printf(m, " held_us=%llu\n", (now - h->seen) / NSEC_PER_USEC);
+			/* in the time the watchdog charged the run */
+			if (h->seen && run.clock && run.charged_us + 1ULL >= h->seen)
+				seq_printf(m, " held_us=%llu\n", run.charged_us + 1ULL - h->seen);
 			else
 				seq_puts(m, " held_us=-\n");
 		}

@@ -701,48 +701,67 @@ void rtg_run_end_loops(struct rtg_run *run)
 	}
 }
 
-/**
- * rtg_run_age() - how long a run has run, for the watchdog timer of its CPU
- * @run: the run, interrupted on its CPU
- * @now: local_clock()
- *
- * The first call turns the run's start, the TSC at its entry, into
- * local_clock() ns: its age is then measured with the clock the kernel
- * keeps right when it marks the TSC unstable, and only the short time
- * from the entry to that tick with the TSC.
- *
- * Return: nanoseconds.
+/*
+ * The most one expiry of the watchdog timer charges a run. Expiries are
+ * 1 ms apart; one comes this late only when its CPU kept interrupts off
+ * (a run cannot be stopped there anyway) or, in a virtual machine, was
+ * not run by the host, whose time the run did not have.
  */
-u64 rtg_run_age(struct rtg_run *run, u64 now)
+#define RTG_CHARGE_MAX_NS	(2 * NSEC_PER_MSEC)
+
+/**
+ * rtg_run_charge() - charge a run for its CPU's time on it
+ * @run: the run, interrupted on its CPU by the watchdog timer
+ * @now: local_clock()
+ * @since: local_clock() at this CPU's expiry before this one, or when its
+ *	timer started
+ *
+ * The run's task is on this CPU @now, and since @since was on it for at
+ * most @now - @since, which is charged (at most RTG_CHARGE_MAX_NS): time
+ * the task spent switched out (preempted, or asleep in a sleepable
+ * program) is not, but for the part of one period before it came back.
+ * The first call also turns the run's start, the TSC at its entry, into
+ * local_clock() ns, the clock the kernel keeps right when it marks the
+ * TSC unstable, for readers of the run's age.
+ *
+ * Return: the run's charged time, in microseconds.
+ */
+u32 rtg_run_charge(struct rtg_run *run, u64 now, u64 since)
 {
+	u64 ns;
+
 	if (!run->clock) {
 		run->start = now - rtg_clock_ns(rtg_clock() - run->start);
+		run->charged_us = 0;
 		WRITE_ONCE(run->clock, 1);
 	}
-	return rtg_run_age_ns(run, now);
+	ns = min(now - min(max(since, run->start), now), RTG_CHARGE_MAX_NS);
+	run->charged_us = min_t(u64, (u64)run->charged_us +
+				DIV_ROUND_CLOSEST_ULL(ns, NSEC_PER_USEC), U32_MAX);
+	return run->charged_us;
 }
 
 /**
- * rtg_run_oldest_hold() - since when a run holds the oldest thing it holds
- * @run: the run, interrupted on its CPU by the watchdog timer
- * @now: local_clock()
+ * rtg_run_longest_hold() - how long a run has held the oldest thing it holds
+ * @run: the run, interrupted on its CPU by the watchdog timer, just
+ *	charged (rtg_run_charge())
  *
- * A hold counts from the first tick that sees it: entries not seen before
- * are seen @now. Iterators are loop state, which watchdog_ms bounds, and
- * are not judged; a dynptr clone's group is judged by its first dynptr.
- * After a release that matched nothing, an entry may stand for something
- * already given back: then no hold is judged.
+ * In the time charged to the run, from the first tick that saw each
+ * entry: entries not seen before are seen now. Iterators are loop state,
+ * which watchdog_ms bounds, and are not judged; a dynptr clone's group is
+ * judged by its first dynptr. After a release that matched nothing, an
+ * entry may stand for something already given back: then no hold is
+ * judged.
  *
- * Return: the local_clock() time the oldest judged hold was first seen,
- * or @now.
+ * Return: microseconds, 0 when nothing judged is held.
  */
-u64 rtg_run_oldest_hold(struct rtg_run *run, u64 now)
+u32 rtg_run_longest_hold(struct rtg_run *run)
 {
-	u64 oldest = now;
+	u64 now = (u64)run->charged_us + 1, oldest = now;
 	u32 j;
 
 	if (run->unmatched)
-		return now;
+		return 0;
 	for (j = 0; j < run->count; j++) {
 		struct rtg_held *h = &run->held[j];
 
@@ -753,7 +772,7 @@ u64 rtg_run_oldest_hold(struct rtg_run *run, u64 now)
 		else if (!(h->site->flags & RTG_SITE_ITER))
 			oldest = min(oldest, h->seen);
 	}
-	return oldest;
+	return now - oldest;
 }
 
 /**

@@ -27,8 +27,8 @@ void rtg_run_sample(struct rtg_run *run, const struct rtg_site *site,
 		    const u64 *args, const struct rtg_callee_regs *regs);
 void rtg_run_mark(struct rtg_run *run, u8 reason);
 void rtg_run_end_loops(struct rtg_run *run);
-u64 rtg_run_age(struct rtg_run *run, u64 now);
-u64 rtg_run_oldest_hold(struct rtg_run *run, u64 now);
+u32 rtg_run_charge(struct rtg_run *run, u64 now, u64 since);
+u32 rtg_run_longest_hold(struct rtg_run *run);
 void rtg_run_ask_sample(struct rtg_run *run);
 void rtg_run_stop_stats(u64 *described, u64 *from_table);
 

@@ -2,9 +2,12 @@
 /*
  * bpf_rtguard: the watchdog. A timer on each CPU looks at the runs of the
  * task it interrupted (current->bpf_hook_run and the runs it interrupted
- * or was called from): a run older than watchdog_ms, or holding one
- * resource (iterators excepted: they are loop state, which watchdog_ms
- * bounds) for longer than hold_limit_us, is marked (rtg_run_mark()). The
+ * or was called from): a run that ran for longer than watchdog_ms, or held
+ * one resource (iterators excepted: they are loop state, which
+ * watchdog_ms bounds) for longer than hold_limit_us, is marked
+ * (rtg_run_mark()). Both count the time the run's CPU spent on it, as
+ * the timer's expiries see it (rtg_run_charge()): not the time its task
+ * spent switched out, preempted by another task. The
  * timer runs on the CPU the run is on and interrupts it, so it always sees
  * a run whole and its mark lands on the run it judged. A mark stays until
  * the run returns. The watchdog only decides: rtguard_run.c writes the
@@ -61,6 +64,8 @@ static DEFINE_PER_CPU(u64, rtg_watchdog_wakeups);
 static DEFINE_PER_CPU(u64, rtg_watchdog_idle_wakeups);
 /* the runs begun on each CPU (mod 2^16) at its timer's last expiry */
 static DEFINE_PER_CPU(u16, rtg_watchdog_begun);
+/* local_clock() at each CPU's last expiry, or when its timer started */
+static DEFINE_PER_CPU(u64, rtg_watchdog_last);
 static enum cpuhp_state rtg_watchdog_cpuhp;
 /* serialises starting the timers with the module's init and exit */
 static DEFINE_MUTEX(rtg_watchdog_lock);
@@ -93,18 +98,18 @@ MODULE_PARM_DESC(hold_limit_us,
 		 "Stop a tracked run that holds one resource for longer than this many us (0: off)");
 
 /*
- * Mark the runs of the interrupted task that overran (limits in ns), and
+ * Mark the runs of the interrupted task that overran (limits in us), and
  * ask a sample of what a described run holds (its table is not kept as
- * it goes) while holds are judged.
+ * it goes) while holds are judged. Each run is charged first for this
+ * CPU's time on it since @since (rtg_run_charge()).
  */
-static void rtg_watchdog_check(u64 runtime, u64 hold)
+static void rtg_watchdog_check(u32 runtime, u32 hold, u64 now, u64 since)
 {
-	u64 now = local_clock();
 	struct rtg_run *run;
 
 	for (run = rtg_task_run(current); run; run = run->prev) {
 		u8 reason = RTG_STOP_NONE;
-		u64 age;
+		u32 charged;
 
 		/* bracketed only to be recorded: never stopped */
 		if (rtg_run_prog(run)->trace_only)
@@ -113,13 +118,12 @@ static void rtg_watchdog_check(u64 runtime, u64 hold)
 			rtg_run_end_loops(run);
 			continue;
 		}
-		/* the first tick that sees a run also turns its start into ns */
-		age = rtg_run_age(run, now);
-		if (runtime && age > runtime)
+		charged = rtg_run_charge(run, now, since);
+		if (runtime && charged > runtime)
 			reason = RTG_STOP_RUNTIME;
 		if (hold && rtg_run_prog(run)->described)
 			rtg_run_ask_sample(run);
-		if (hold && now - rtg_run_oldest_hold(run, now) > hold)
+		if (hold && rtg_run_longest_hold(run) > hold)
 			reason = RTG_STOP_HOLD;
 		if (reason)
 			rtg_run_mark(run, reason);
@@ -148,14 +152,16 @@ static bool rtg_watchdog_armed(void)
 static enum hrtimer_restart rtg_watchdog_fn(struct hrtimer *timer)
 {
 	u32 ms = READ_ONCE(rtg_watchdog_ms), us = READ_ONCE(rtg_hold_limit_us);
+	u64 now = local_clock(), since;
 	u32 runs;
 	u16 begun;
-	u64 t0;
 
 	/* a gone CPU's timer, moved here by hrtimers_cpu_dying() */
 	if (timer != this_cpu_ptr(&rtg_watchdog_timer))
 		return HRTIMER_NORESTART;
 	__this_cpu_inc(rtg_watchdog_wakeups);
+	since = __this_cpu_read(rtg_watchdog_last);
+	__this_cpu_write(rtg_watchdog_last, now);
 	/* with both limits off, no run need start it again */
 	if (!ms && !us)
 		return HRTIMER_NORESTART;
@@ -169,10 +175,10 @@ static enum hrtimer_restart rtg_watchdog_fn(struct hrtimer *timer)
 		}
 	}
 	__this_cpu_write(rtg_watchdog_begun, begun);
-	t0 = local_clock();
-	rtg_watchdog_check((u64)ms * NSEC_PER_MSEC, (u64)us * NSEC_PER_USEC);
+	rtg_watchdog_check(ms > U32_MAX / USEC_PER_MSEC ? U32_MAX : ms * USEC_PER_MSEC, us,
+			   now, since);
 	__this_cpu_inc(rtg_watchdog_ticks);
-	__this_cpu_add(rtg_watchdog_tick_ns, local_clock() - t0);
+	__this_cpu_add(rtg_watchdog_tick_ns, local_clock() - now);
 	/* 1 ms resolution (CLOCK_MONOTONIC) */
 	hrtimer_forward(timer, ktime_get(), ms_to_ktime(1));
 	return HRTIMER_RESTART;
@@ -186,6 +192,7 @@ static void rtg_watchdog_start(void)
 	/* an expiry on this CPU never runs while this does */
 	if (rtg_watchdog_armed() && !hrtimer_active(timer)) {
 		__this_cpu_write(rtg_watchdog_begun, __this_cpu_read(rtg_watch_cpu.runs) >> 16);
+		__this_cpu_write(rtg_watchdog_last, local_clock());
 		hrtimer_start(timer, ms_to_ktime(1), HRTIMER_MODE_REL_PINNED_HARD);
 	}
 }

@@ -115,11 +115,13 @@ static void *short_runs_fn(void *arg)
  * A watchdog armed far above a run's length never stops a run that
  * behaves: the timer judges a run from the CPU it runs on, between two of
  * its instructions, so it never sees a run half begun or a table changing
- * owner. A short run takes ~8 us of guest time here, but a TCG vCPU is a
- * host thread that the host may deschedule for tens of milliseconds while
- * guest time goes on (seen: 10 ms overruns with 4 vCPUs on 2 busy host
- * cores), so the budget is 100 ms, not 100 times a run: a run the host
- * stalled that long did overrun, by the clock.
+ * owner, and it charges a run only for its CPU's time on it. A short run
+ * takes ~8 us of guest time here; a run preempted by another task is not
+ * charged for the time it was out, and one whose vCPU the host stopped
+ * (a TCG vCPU is a host thread, which the host may deschedule for tens of
+ * milliseconds while guest time goes on) is charged at most 2 ms for it.
+ * make check runs this on 2 vCPUs and, under full preemption, on 4 vCPUs
+ * over 2 host cores.
  */
 WITH_MODULE(test_runs_no_spurious_stop, "track=1");
 void test_runs_no_spurious_stop(void)
