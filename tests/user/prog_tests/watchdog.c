@@ -564,83 +564,99 @@ void test_watchdog_idle(void)
 
 /*
  * A real-time thread on the run's CPU preempts a tracked run (under full
- * preemption) and keeps the CPU for longer than the budget: the watchdog
- * charges a run only for the time its CPU spent on it, so the run, whose
- * own time is well within watchdog_ms and hold_limit_us, is not stopped,
- * though its wall time is well over both.
+ * preemption) and keeps the CPU for 300 ms, longer than the budget: the
+ * watchdog charges a run only for its CPU's time on it. A run whose own
+ * time is well within watchdog_ms and hold_limit_us is not stopped,
+ * though its wall time is well over both; a runaway is stopped once its
+ * own time is over the budget, 300 ms later than by the wall clock.
  */
 #define PREEMPT_MODE "/sys/kernel/debug/sched/preempt"
+#define HOG_MS 300
 
 struct wd_hog {
-	int cpu;
+	pthread_t th;
 	double start_ms, end_ms;
 	int err;
 };
 
-/* wakes 30 ms after it starts, then keeps its CPU for 300 ms */
+/* on CPU 0, wakes 30 ms after it starts, then keeps the CPU for HOG_MS */
 static void *wd_hog_fn(void *arg)
 {
 	struct sched_param sp = { .sched_priority = 1 };
 	struct wd_hog *h = arg;
 
-	h->err = pin_cpu(h->cpu);
+	h->err = pin_cpu(0);
 	if (!h->err)
 		h->err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 	if (h->err)
 		return NULL;
 	usleep(30 * 1000);
 	h->start_ms = now_ms();
-	while (now_ms() - h->start_ms < 300)
+	while (now_ms() - h->start_ms < HOG_MS)
 		;
 	h->end_ms = now_ms();
 	return NULL;
 }
 
-WITH_MODULE(test_watchdog_preempted, "track=1");
+/* run wd_loop on CPU 0 while the hog preempts it; the wall time in *ms */
+static int wd_run_preempted(struct watchdog_bpf *skel, double *ms)
+{
+	struct wd_hog hog = {};
+	double t0, t1;
+	int ret;
+
+	ASSERT_OK(pthread_create(&hog.th, NULL, wd_hog_fn, &hog), "hog thread");
+	t0 = now_ms();
+	ret = run_prog(skel->progs.wd_loop);
+	t1 = now_ms();
+	pthread_join(hog.th, NULL);
+	*ms = t1 - t0;
+	printf("  %d outer: returned %d after %.0f ms, the hog ran %.0f to %.0f ms into it\n",
+	       skel->data->outer, ret, *ms, hog.start_ms - t0, hog.end_ms - t0);
+	ASSERT_OK(hog.err, "hog: CPU 0 and SCHED_FIFO");
+	ASSERT_GT(hog.start_ms, t0, "the hog ran after the run began");
+	ASSERT_LT(hog.start_ms, t1, "the hog preempted the run");
+	return ret;
+}
+
+WITH_MODULE(test_watchdog_preempted, "track=1 watchdog_ms=200 hold_limit_us=200000");
 void test_watchdog_preempted(void)
 {
 	struct watchdog_bpf *skel = wd_load();
-	struct wd_hog hog = { .cpu = 0 };
 	static struct rtg_held h;
 	char mode[64] = "", needle[64];
-	double ms, t0, t1;
-	pthread_t th;
-	int ret;
+	uint32_t id;
+	double ms;
 
 	if (!skel)
 		return;
+	id = prog_id_of(skel->progs.wd_loop);
 	/* the distribution's kernel preempts voluntarily unless told */
 	if (access(PREEMPT_MODE, F_OK) == 0) {
 		snprintf(mode, sizeof(mode), "%s", file_read(PREEMPT_MODE));
 		ASSERT_OK(write_file(PREEMPT_MODE, "full"), "preempt=full");
 	}
-	ASSERT_OK(pin_cpu(hog.cpu), "pin to CPU %d", hog.cpu);
+	ASSERT_OK(pin_cpu(0), "pin to CPU 0");
 	/* about 60 ms of the run's own time */
 	skel->data->outer = 10;
 	ASSERT_OK(run_prog_timed(skel->progs.wd_loop, &ms), "calibration run");
+	printf("  10 outer: %.1f ms\n", ms);
 	skel->data->outer = (int)(10 * 60 / (ms > 0.1 ? ms : 0.1)) + 1;
-	ASSERT_OK(param_write("watchdog_ms", "200"), "watchdog_ms=200");
-	ASSERT_OK(param_write("hold_limit_us", "200000"), "hold_limit_us=200000");
-	ASSERT_OK(pthread_create(&th, NULL, wd_hog_fn, &hog), "hog thread");
-	t0 = now_ms();
-	ret = run_prog(skel->progs.wd_loop);
-	t1 = now_ms();
-	pthread_join(th, NULL);
-	ASSERT_OK(param_write("watchdog_ms", "0"), "watchdog_ms=0");
-	ASSERT_OK(param_write("hold_limit_us", "0"), "hold_limit_us=0");
-	printf("  10 outer: %.1f ms; %d outer: %.0f ms wall, the hog ran %.0f to %.0f ms into it\n",
-	       ms, skel->data->outer, t1 - t0, hog.start_ms - t0, hog.end_ms - t0);
-	ASSERT_OK(hog.err, "hog: CPU and SCHED_FIFO");
-	ASSERT_GT(hog.start_ms, t0, "the hog ran after the run began");
-	ASSERT_LT(hog.start_ms, t1, "the hog preempted the run");
-	ASSERT_GT(t1 - t0, 250.0, "the run's wall time, over both limits");
-	ASSERT_EQ(ret, 0, "the run's return: not stopped");
-	if (ASSERT_OK(held_find(prog_id_of(skel->progs.wd_loop), &h), "wd_loop in held")) {
+	ASSERT_EQ(wd_run_preempted(skel, &ms), 0, "the run's return: not stopped");
+	ASSERT_GT(ms, HOG_MS - 50.0, "the run's wall time, over both limits");
+	if (ASSERT_OK(held_find(id, &h), "wd_loop in held"))
 		ASSERT_EQ(h.stops, 0L, "stops");
+	snprintf(needle, sizeof(needle), "prog %u wd_loop after", id);
+	ASSERT_FALSE(dmesg_has(needle), "no stop in dmesg");
+
+	skel->data->outer = 1000000;
+	ASSERT_EQ(wd_run_preempted(skel, &ms), -ETIMEDOUT, "a runaway: stopped");
+	ASSERT_GT(ms, 200.0 + HOG_MS - 50, "the stop: after 200 ms of its own");
+	ASSERT_LT(ms, 200.0 + HOG_MS + STOP_MARGIN_MS, "the stop: ms");
+	if (ASSERT_OK(held_find(id, &h), "wd_loop in held")) {
+		ASSERT_EQ(h.stops, 1L, "stops");
 		ASSERT_EQ(h.nruns, 0, "runs left");
 	}
-	snprintf(needle, sizeof(needle), "prog %u wd_loop after", prog_id_of(skel->progs.wd_loop));
-	ASSERT_FALSE(dmesg_has(needle), "no stop in dmesg");
 	if (mode[0]) {
 		/* "none voluntary (full)": the one in brackets */
 		char *l = strchr(mode, '('), *r = l ? strchr(l, ')') : NULL;
