@@ -250,15 +250,18 @@ static inline bool rtg_held_is_clone(const struct rtg_held *h)
  * @unmatched: releases that matched nothing held (at most U8_MAX)
  * @how: &enum rtg_stop_how once the stop took effect
  * @sections: depth of each &enum rtg_section
- * @clock: set by the watchdog timer when it turned @start into
- *	local_clock() ns and began @charged_us (rtg_run_charge())
+ * @clock: 0 until the watchdog timer first charged the run, which turns
+ *	@start into local_clock() ns; then bit 7 and the low 7 bits of its
+ *	task's voluntary context switches at the run's last charge
+ *	(rtg_run_charge())
  * @fast_releases: what a stopped run gave back, by the watchdog or by
  *	the program itself while fast-executing; set when the stop takes
- *	effect (the JIT does not clear it at entry)
- * @charged_us: the time the watchdog timer charged the run, which is
- *	what watchdog_ms and hold_limit_us judge: its CPU's time on it, as
- *	the timer's expiries see it (rtg_run_charge()); valid once @clock is
- *	set
+ *	effect (the JIT does not clear it at entry), 0 from the mark on
+ * @watched_us: until the run is marked, its CPU's watched time
+ *	(&struct rtg_tick) after the run's last charge
+ * @charged_us: the time the watchdog timer charged the run, which is what
+ *	watchdog_ms and hold_limit_us judge (rtg_run_charge()); valid once
+ *	@clock is set
  * @held: what the run holds, in order of acquisition
  *
  * The module's view of &struct bpf_call_hook_run, which the JIT keeps in
@@ -266,7 +269,7 @@ static inline bool rtg_held_is_clone(const struct rtg_held *h)
  * right below the program's stack: @stop, @incomplete, @sample and
  * @unmatched are its exit flags (the run's exit calls rtg_run_exit()
  * while one of them or @count is set), @how to @clock its state,
- * @fast_releases and @charged_us its scratch word. The JIT fills in everything
+ * @fast_releases (or @watched_us) and @charged_us its scratch word. The JIT fills in everything
  * above @fast_releases at the run's entry, and pushes acquisitions to and
  * pops releases from @held in line. current->bpf_hook_run points to the
  * innermost run of the task. Only the run itself and the watchdog timer
@@ -285,7 +288,10 @@ struct rtg_run {
 	u8 how;
 	u8 sections[RTG_NR_SECTIONS];
 	u8 clock;
-	u32 fast_releases;
+	union {
+		u32 fast_releases;
+		u32 watched_us;
+	};
 	u32 charged_us;
 	struct rtg_held held[];
 };

@@ -669,6 +669,8 @@ void rtg_prog_add_release_fn(struct rtg_prog *tp, const char *name,
  */
 void rtg_run_mark(struct rtg_run *run, u8 reason)
 {
+	/* the scratch word is the stop's from now on */
+	run->fast_releases = 0;
 	WRITE_ONCE(run->stop, reason);
 	this_cpu_inc(rtg_slow);
 	rtg_run_end_loops(run);
@@ -701,43 +703,42 @@ void rtg_run_end_loops(struct rtg_run *run)
 	}
 }
 
-/*
- * The most one expiry of the watchdog timer charges a run. Expiries are
- * 1 ms apart; one comes this late only when its CPU kept interrupts off
- * (a run cannot be stopped there anyway) or, in a virtual machine, was
- * not run by the host, whose time the run did not have.
- */
-#define RTG_CHARGE_MAX_NS	(2 * NSEC_PER_MSEC)
-
 /**
- * rtg_run_charge() - charge a run for its CPU's time on it
+ * rtg_run_charge() - charge a run for the time it had
  * @run: the run, interrupted on its CPU by the watchdog timer
- * @now: local_clock()
- * @since: local_clock() at this CPU's expiry before this one, or when its
- *	timer started
+ * @tick: the expiry
  *
- * The run's task is on this CPU @now, and since @since was on it for at
- * most @now - @since, which is charged (at most RTG_CHARGE_MAX_NS): time
- * the task spent switched out (preempted, or asleep in a sleepable
- * program) is not, but for the part of one period before it came back.
- * The first call also turns the run's start, the TSC at its entry, into
- * local_clock() ns, the clock the kernel keeps right when it marks the
- * TSC unstable, for readers of the run's age.
+ * The run's task is on this CPU now, and was for at most @tick's span,
+ * which is charged. Since the run's last charge, the task may also have
+ * been switched out while this CPU's expiries saw other tasks (the run
+ * keeps its CPU's watched time after its last charge): that time is
+ * charged when the task gave the CPU up itself (it slept in a call of a
+ * sleepable program: the program's doing), not when another task
+ * preempted it. The first charge, with no such record, is the run's time
+ * since its entry, at most @tick's span; it also turns the run's start,
+ * the TSC at its entry, into local_clock() ns, the clock the kernel keeps
+ * right when it marks the TSC unstable, for readers of the run's age.
  *
  * Return: the run's charged time, in microseconds.
  */
-u32 rtg_run_charge(struct rtg_run *run, u64 now, u64 since)
+u32 rtg_run_charge(struct rtg_run *run, const struct rtg_tick *tick)
 {
-	u64 ns;
+	u8 switches = 0x80 | (current->nvcsw & 0x7f);
+	u64 us = tick->span_us;
 
 	if (!run->clock) {
-		run->start = now - rtg_clock_ns(rtg_clock() - run->start);
-		run->charged_us = 0;
-		WRITE_ONCE(run->clock, 1);
+		u64 ns = rtg_clock_ns(rtg_clock() - run->start);
+
+		run->start = tick->now - ns;
+		run->charged_us = min_t(u64, us, DIV_ROUND_CLOSEST_ULL(ns, NSEC_PER_USEC));
+	} else {
+		/* slept: the time its CPU's expiries saw other tasks, or none */
+		if (run->clock != switches)
+			us += (u32)(tick->watched_us - run->watched_us);
+		run->charged_us = min_t(u64, run->charged_us + us, U32_MAX);
 	}
-	ns = min(now - min(max(since, run->start), now), RTG_CHARGE_MAX_NS);
-	run->charged_us = min_t(u64, (u64)run->charged_us +
-				DIV_ROUND_CLOSEST_ULL(ns, NSEC_PER_USEC), U32_MAX);
+	run->watched_us = tick->watched_us + tick->span_us;
+	WRITE_ONCE(run->clock, switches);
 	return run->charged_us;
 }
 

@@ -5,9 +5,9 @@
  * or was called from): a run that ran for longer than watchdog_ms, or held
  * one resource (iterators excepted: they are loop state, which
  * watchdog_ms bounds) for longer than hold_limit_us, is marked
- * (rtg_run_mark()). Both count the time the run's CPU spent on it, as
- * the timer's expiries see it (rtg_run_charge()): not the time its task
- * spent switched out, preempted by another task. The
+ * (rtg_run_mark()). Both judge the time charged to the run
+ * (rtg_run_charge()): not the time its task spent preempted by another
+ * task, nor the time its CPU did not run at all. The
  * timer runs on the CPU the run is on and interrupts it, so it always sees
  * a run whole and its mark lands on the run it judged. A mark stays until
  * the run returns. The watchdog only decides: rtguard_run.c writes the
@@ -66,6 +66,11 @@ static DEFINE_PER_CPU(u64, rtg_watchdog_idle_wakeups);
 static DEFINE_PER_CPU(u16, rtg_watchdog_begun);
 /* local_clock() at each CPU's last expiry, or when its timer started */
 static DEFINE_PER_CPU(u64, rtg_watchdog_last);
+/* the sum of each CPU's expiries' spans (&struct rtg_tick), mod 2^32 */
+static DEFINE_PER_CPU(u32, rtg_watchdog_watched_us);
+
+/* the most one expiry charges: expiries are 1 ms apart (struct rtg_tick) */
+#define RTG_TICK_MAX_NS		(2 * NSEC_PER_MSEC)
 static enum cpuhp_state rtg_watchdog_cpuhp;
 /* serialises starting the timers with the module's init and exit */
 static DEFINE_MUTEX(rtg_watchdog_lock);
@@ -100,10 +105,10 @@ MODULE_PARM_DESC(hold_limit_us,
 /*
  * Mark the runs of the interrupted task that overran (limits in us), and
  * ask a sample of what a described run holds (its table is not kept as
- * it goes) while holds are judged. Each run is charged first for this
- * CPU's time on it since @since (rtg_run_charge()).
+ * it goes) while holds are judged. Each run is charged first for the
+ * time it had (rtg_run_charge()).
  */
-static void rtg_watchdog_check(u32 runtime, u32 hold, u64 now, u64 since)
+static void rtg_watchdog_check(u32 runtime, u32 hold, const struct rtg_tick *tick)
 {
 	struct rtg_run *run;
 
@@ -118,7 +123,7 @@ static void rtg_watchdog_check(u32 runtime, u32 hold, u64 now, u64 since)
 			rtg_run_end_loops(run);
 			continue;
 		}
-		charged = rtg_run_charge(run, now, since);
+		charged = rtg_run_charge(run, tick);
 		if (runtime && charged > runtime)
 			reason = RTG_STOP_RUNTIME;
 		if (hold && rtg_run_prog(run)->described)
@@ -152,7 +157,8 @@ static bool rtg_watchdog_armed(void)
 static enum hrtimer_restart rtg_watchdog_fn(struct hrtimer *timer)
 {
 	u32 ms = READ_ONCE(rtg_watchdog_ms), us = READ_ONCE(rtg_hold_limit_us);
-	u64 now = local_clock(), since;
+	struct rtg_tick tick = { .now = local_clock() };
+	u64 span;
 	u32 runs;
 	u16 begun;
 
@@ -160,8 +166,11 @@ static enum hrtimer_restart rtg_watchdog_fn(struct hrtimer *timer)
 	if (timer != this_cpu_ptr(&rtg_watchdog_timer))
 		return HRTIMER_NORESTART;
 	__this_cpu_inc(rtg_watchdog_wakeups);
-	since = __this_cpu_read(rtg_watchdog_last);
-	__this_cpu_write(rtg_watchdog_last, now);
+	span = tick.now - min(__this_cpu_read(rtg_watchdog_last), tick.now);
+	tick.span_us = DIV_ROUND_CLOSEST_ULL(min(span, RTG_TICK_MAX_NS), NSEC_PER_USEC);
+	tick.watched_us = __this_cpu_read(rtg_watchdog_watched_us);
+	__this_cpu_write(rtg_watchdog_last, tick.now);
+	__this_cpu_write(rtg_watchdog_watched_us, tick.watched_us + tick.span_us);
 	/* with both limits off, no run need start it again */
 	if (!ms && !us)
 		return HRTIMER_NORESTART;
@@ -176,9 +185,9 @@ static enum hrtimer_restart rtg_watchdog_fn(struct hrtimer *timer)
 	}
 	__this_cpu_write(rtg_watchdog_begun, begun);
 	rtg_watchdog_check(ms > U32_MAX / USEC_PER_MSEC ? U32_MAX : ms * USEC_PER_MSEC, us,
-			   now, since);
+			   &tick);
 	__this_cpu_inc(rtg_watchdog_ticks);
-	__this_cpu_add(rtg_watchdog_tick_ns, local_clock() - now);
+	__this_cpu_add(rtg_watchdog_tick_ns, local_clock() - tick.now);
 	/* 1 ms resolution (CLOCK_MONOTONIC) */
 	hrtimer_forward(timer, ktime_get(), ms_to_ktime(1));
 	return HRTIMER_RESTART;

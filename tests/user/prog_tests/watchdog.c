@@ -564,14 +564,14 @@ void test_watchdog_idle(void)
 
 /*
  * A real-time thread on the run's CPU preempts a tracked run (under full
- * preemption) and keeps the CPU for 300 ms, longer than the budget: the
+ * preemption) and keeps the CPU for 600 ms, longer than the budget: the
  * watchdog charges a run only for its CPU's time on it. A run whose own
  * time is well within watchdog_ms and hold_limit_us is not stopped,
  * though its wall time is well over both; a runaway is stopped once its
- * own time is over the budget, 300 ms later than by the wall clock.
+ * own time is over the budget, 600 ms later than by the wall clock.
  */
 #define PREEMPT_MODE "/sys/kernel/debug/sched/preempt"
-#define HOG_MS 300
+#define HOG_MS 600
 
 struct wd_hog {
 	pthread_t th;
@@ -619,7 +619,7 @@ static int wd_run_preempted(struct watchdog_bpf *skel, double *ms)
 	return ret;
 }
 
-WITH_MODULE(test_watchdog_preempted, "track=1 watchdog_ms=200 hold_limit_us=200000");
+WITH_MODULE(test_watchdog_preempted, "track=1 watchdog_ms=400 hold_limit_us=400000");
 void test_watchdog_preempted(void)
 {
 	struct watchdog_bpf *skel = wd_load();
@@ -637,11 +637,12 @@ void test_watchdog_preempted(void)
 		ASSERT_OK(write_file(PREEMPT_MODE, "full"), "preempt=full");
 	}
 	ASSERT_OK(pin_cpu(0), "pin to CPU 0");
-	/* about 60 ms of the run's own time */
-	skel->data->outer = 10;
+	/* about 120 ms of the run's own time (the second run: the first warms up) */
+	skel->data->outer = 20;
 	ASSERT_OK(run_prog_timed(skel->progs.wd_loop, &ms), "calibration run");
-	printf("  10 outer: %.1f ms\n", ms);
-	skel->data->outer = (int)(10 * 60 / (ms > 0.1 ? ms : 0.1)) + 1;
+	ASSERT_OK(run_prog_timed(skel->progs.wd_loop, &ms), "calibration run");
+	printf("  20 outer: %.1f ms\n", ms);
+	skel->data->outer = (int)(20 * 120 / (ms > 0.1 ? ms : 0.1)) + 1;
 	ASSERT_EQ(wd_run_preempted(skel, &ms), 0, "the run's return: not stopped");
 	ASSERT_GT(ms, HOG_MS - 50.0, "the run's wall time, over both limits");
 	if (ASSERT_OK(held_find(id, &h), "wd_loop in held"))
@@ -651,8 +652,8 @@ void test_watchdog_preempted(void)
 
 	skel->data->outer = 1000000;
 	ASSERT_EQ(wd_run_preempted(skel, &ms), -ETIMEDOUT, "a runaway: stopped");
-	ASSERT_GT(ms, 200.0 + HOG_MS - 50, "the stop: after 200 ms of its own");
-	ASSERT_LT(ms, 200.0 + HOG_MS + STOP_MARGIN_MS, "the stop: ms");
+	ASSERT_GT(ms, 400.0 + HOG_MS - 50, "the stop: after 400 ms of its own");
+	ASSERT_LT(ms, 400.0 + HOG_MS + STOP_MARGIN_MS, "the stop: ms");
 	if (ASSERT_OK(held_find(id, &h), "wd_loop in held")) {
 		ASSERT_EQ(h.stops, 1L, "stops");
 		ASSERT_EQ(h.nruns, 0, "runs left");
