@@ -253,7 +253,8 @@ static inline bool rtg_held_is_clone(const struct rtg_held *h)
  * @clock: 0 until the watchdog timer first charged the run, which turns
  *	@start into local_clock() ns; then bit 7 and the low 7 bits of its
  *	task's voluntary context switches at the run's last charge
- *	(rtg_run_charge())
+ *	(rtg_run_charge(); a multiple of 128 sleeps between two charges goes
+ *	unseen, and that time uncharged)
  * @fast_releases: what a stopped run gave back, by the watchdog or by
  *	the program itself while fast-executing; set when the stop takes
  *	effect (the JIT does not clear it at entry), 0 from the mark on
@@ -320,6 +321,8 @@ struct rtg_run {
  *	its loader lacks CAP_BPF): its runs are bracketed only to be
  *	recorded, hold nothing the module follows and are never stopped
  * @trace_runs: each of its runs is recorded as it returns (debug mode)
+ * @sleepable: a sleepable program, whose runs may sleep in their calls
+ *	(rtg_run_charge())
  * @incomplete: runs that could not record everything
  * @unmatched: releases that matched nothing held
  * @leftover: resources still in the table when a run returned (a release
@@ -351,6 +354,7 @@ struct rtg_prog {
 	bool described;
 	bool trace_only;
 	bool trace_runs;
+	bool sleepable;
 	atomic_long_t incomplete;
 	atomic_long_t unmatched;
 	atomic_long_t leftover;

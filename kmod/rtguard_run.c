@@ -108,6 +108,7 @@ struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main)
 	tp->trace_only = main->call_hook_flags & RTG_TRACE_ONLY;
 	tp->trace_runs = main->call_hook_flags &
 			 (BPF_CALL_HOOK_EXIT_ON_FLAG | BPF_CALL_HOOK_RUNS_ON_FLAG);
+	tp->sleepable = main->prog->sleepable;
 	if (!tp->trace_only)
 		tp->described = rtg_held_prog_new(main);
 	refcount_set(&tp->images, 1);
@@ -715,7 +716,10 @@ void rtg_run_end_loops(struct rtg_run *run)
  * charged when the task gave the CPU up itself (it slept in a call of a
  * sleepable program: the program's doing), not when another task
  * preempted it. The first charge, with no such record, is the run's time
- * since its entry, at most @tick's span; it also turns the run's start,
+ * since its entry: all of it for a sleepable program, which may have
+ * slept; at most @tick's span for another, which was switched out only
+ * if preempted (a short run preempted just after its entry is seen first
+ * as it comes back). It also turns the run's start,
  * the TSC at its entry, into local_clock() ns, the clock the kernel keeps
  * right when it marks the TSC unstable, for readers of the run's age.
  *
@@ -728,9 +732,12 @@ u32 rtg_run_charge(struct rtg_run *run, const struct rtg_tick *tick)
 
 	if (!run->clock) {
 		u64 ns = rtg_clock_ns(rtg_clock() - run->start);
+		u64 since_entry = DIV_ROUND_CLOSEST_ULL(ns, NSEC_PER_USEC);
 
 		run->start = tick->now - ns;
-		run->charged_us = min_t(u64, us, DIV_ROUND_CLOSEST_ULL(ns, NSEC_PER_USEC));
+		if (!rtg_run_prog(run)->sleepable)
+			since_entry = min(since_entry, us);
+		run->charged_us = min_t(u64, since_entry, U32_MAX);
 	} else {
 		/* slept: the time its CPU's expiries saw other tasks, or none */
 		if (run->clock != switches)
