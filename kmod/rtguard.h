@@ -270,8 +270,8 @@ static inline bool rtg_held_is_clone(const struct rtg_held *h)
  * right below the program's stack: @stop, @incomplete, @sample and
  * @unmatched are its exit flags (the run's exit calls rtg_run_exit()
  * while one of them or @count is set), @how to @clock its state,
- * @fast_releases (or @watched_us) and @charged_us its scratch word. The JIT fills in everything
- * above @fast_releases at the run's entry, and pushes acquisitions to and
+ * @fast_releases (or @watched_us) and @charged_us its scratch word. The
+ * JIT fills in everything above @fast_releases at the run's entry, and pushes acquisitions to and
  * pops releases from @held in line. current->bpf_hook_run points to the
  * innermost run of the task. Only the run itself and the watchdog timer
  * of the CPU it runs on write to it.

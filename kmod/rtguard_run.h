@@ -9,6 +9,23 @@
 
 #include "rtguard.h"
 
+/**
+ * struct rtg_tick - an expiry of a CPU's watchdog timer, charging runs
+ * @now: local_clock()
+ * @span_us: the CPU's time since its expiry before this one (or since its
+ *	timer started), at most 2 ms: one comes later only when the CPU kept
+ *	interrupts off, where no run can be stopped, or was not run at all,
+ *	as a virtual machine's vCPU the host descheduled
+ * @watched_us: the sum of the CPU's expiries' @span_us before this one,
+ *	mod 2^32: what runs whose task was switched out missed is a
+ *	difference of two of these
+ */
+struct rtg_tick {
+	u64 now;
+	u32 span_us;
+	u32 watched_us;
+};
+
 extern struct mutex rtg_progs_lock;
 extern struct list_head rtg_progs;
 u32 rtg_run_size(u32 max_refs);
@@ -27,23 +44,6 @@ void rtg_run_sample(struct rtg_run *run, const struct rtg_site *site,
 		    const u64 *args, const struct rtg_callee_regs *regs);
 void rtg_run_mark(struct rtg_run *run, u8 reason);
 void rtg_run_end_loops(struct rtg_run *run);
-/**
- * struct rtg_tick - an expiry of a CPU's watchdog timer, charging runs
- * @now: local_clock()
- * @span_us: the CPU's time since its expiry before this one (or since its
- *	timer started), at most 2 ms: one comes later only when the CPU kept
- *	interrupts off, where no run can be stopped, or was not run at all,
- *	as a virtual machine's vCPU the host descheduled
- * @watched_us: the sum of the CPU's expiries' @span_us before this one,
- *	mod 2^32: what runs whose task was switched out missed is a
- *	difference of two of these
- */
-struct rtg_tick {
-	u64 now;
-	u32 span_us;
-	u32 watched_us;
-};
-
 u32 rtg_run_charge(struct rtg_run *run, const struct rtg_tick *tick);
 u32 rtg_run_longest_hold(struct rtg_run *run);
 void rtg_run_ask_sample(struct rtg_run *run);

@@ -51,6 +51,9 @@
 #include "rtguard_run.h"
 #include "rtguard_watchdog.h"
 
+/* the most one expiry charges: expiries are 1 ms apart (struct rtg_tick) */
+#define RTG_TICK_MAX_NS		(2 * NSEC_PER_MSEC)
+
 static DEFINE_PER_CPU(struct hrtimer, rtg_watchdog_timer);
 /* runs in flight on each CPU (counted by the JIT) and whether it is watched */
 DEFINE_PER_CPU(struct bpf_call_hook_cpu, rtg_watch_cpu);
@@ -68,9 +71,6 @@ static DEFINE_PER_CPU(u16, rtg_watchdog_begun);
 static DEFINE_PER_CPU(u64, rtg_watchdog_last);
 /* the sum of each CPU's expiries' spans (&struct rtg_tick), mod 2^32 */
 static DEFINE_PER_CPU(u32, rtg_watchdog_watched_us);
-
-/* the most one expiry charges: expiries are 1 ms apart (struct rtg_tick) */
-#define RTG_TICK_MAX_NS		(2 * NSEC_PER_MSEC)
 static enum cpuhp_state rtg_watchdog_cpuhp;
 /* serialises starting the timers with the module's init and exit */
 static DEFINE_MUTEX(rtg_watchdog_lock);

@@ -45,6 +45,26 @@ int bench_calls(struct __sk_buff *skb)
 	return sum == 45010 ? 0 : 1;
 }
 
+int bench_work_sum;
+
+/* a global function: each call of it is a BPF-to-BPF call of its own */
+__noinline int bench_work(int x)
+{
+	bench_work_sum += x;
+	return x + 1;
+}
+
+/* ten BPF-to-BPF calls, for what debug mode's hooks add to such a call */
+SEC("tc")
+int bench_func_calls(struct __sk_buff *skb)
+{
+	int sum = 0, i;
+
+	for (i = 0; i < 10; i++)
+		sum += bench_work(i);
+	return sum == 55 ? 0 : 1;
+}
+
 static __always_inline void call_begin(__u64 a, __u64 b)
 {
 	__u32 zero = 0;

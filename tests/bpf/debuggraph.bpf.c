@@ -13,21 +13,23 @@ char LICENSE[] SEC("license") = "GPL";
 
 static int loop_cb(__u64 i, void *ctx)
 {
-	bpf_get_prandom_u32();
+	bpf_get_prandom_u32();			/* strace: cb_prandom */
 	return 0;
 }
 
 __noinline int global_work(int x)
 {
-	return (bpf_get_prandom_u32() & x) + bpf_ktime_get_ns() * 0;
+	int r = bpf_get_prandom_u32() & x;	/* strace: work_prandom */
+
+	return r + bpf_ktime_get_ns() * 0;	/* strace: work_ktime */
 }
 
 SEC("syscall")
 int debug_graph(void *ctx)
 {
-	bpf_ktime_get_ns();
-	bpf_loop(3, loop_cb, NULL, 0);
-	global_work(1);
+	bpf_ktime_get_ns();			/* strace: main_ktime */
+	bpf_loop(3, loop_cb, NULL, 0);		/* strace: main_loop */
+	global_work(1);				/* strace: main_work */
 	return 7;
 }
 

@@ -63,3 +63,38 @@ void expect_ringbuf_after_stop(int map_fd, long records, struct bpf_program *fit
 	}
 	ring_buffer__free(rb);
 }
+
+/* The line of the guest's /rtg/src/src tagged "strace: tag", or -1. */
+static int tag_line(const char *src, const char *tag)
+{
+	char path[128], want[64], l[512];
+	int n = 0, found = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/rtg/src/%s", src);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), "/* strace: %s */", tag);
+	while (fgets(l, sizeof(l), f)) {
+		n++;
+		if (strstr(l, want))
+			found = n;
+	}
+	fclose(f);
+	return found;
+}
+
+void expect_source(const char *src, const char *line, const char *tag)
+{
+	char file[64] = "";
+	int want = tag_line(src, tag), got = -1;
+
+	if (!ASSERT_GT(want, 0, "tag '%s' in %s", tag, src))
+		return;
+	if (!ASSERT_OK(strace_source(line, file, sizeof(file), &got),
+		       "source location in '%s'", line))
+		return;
+	ASSERT_STREQ(file, src, "source file of the '%s' call", tag);
+	ASSERT_EQ(got, want, "source line of the '%s' call", tag);
+}

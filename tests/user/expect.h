@@ -23,6 +23,12 @@ bool expect_event(const struct track_event *ev, int n, int i, bool acquire,
 void expect_ringbuf_after_stop(int map_fd, long records, struct bpf_program *fits,
 			       const char *what);
 
+/*
+ * An rtg-strace line names BPF source src (tests/bpf/, in the guest's
+ * /rtg/src) and its line tagged with the comment "strace: tag".
+ */
+void expect_source(const char *src, const char *line, const char *tag);
+
 /* Program id is tracked, holds nothing, and had no exhausted pool or unmatched release. */
 void expect_clean(const char *what, uint32_t id);
 

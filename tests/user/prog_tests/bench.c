@@ -53,8 +53,12 @@ static void set_params(enum bench_variant v)
 	       "/rtg/rtg-strace --disable");
 }
 
-/* Median ns per run of bench_calls; -1 on error. */
-static double measure(enum bench_variant v, long *records)
+/*
+ * Median ns per run of bench_calls (ten kfunc calls), or of
+ * bench_func_calls (ten calls of a global function) with @func; -1 on
+ * error.
+ */
+static double measure(enum bench_variant v, long *records, bool func)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = BENCH_RUNS,
 		    .data_in = test_pkt, .data_size_in = sizeof(test_pkt));
@@ -86,10 +90,10 @@ static double measure(enum bench_variant v, long *records)
 		goto out;
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.records), ringbuf_count_record,
 			      records, NULL);
-	fd = bpf_program__fd(skel->progs.bench_calls);
+	fd = bpf_program__fd(func ? skel->progs.bench_func_calls : skel->progs.bench_calls);
 	for (i = 0; i < BENCH_ROUNDS; i++) {
 		if (!ASSERT_OK(bpf_prog_test_run_opts(fd, &opts), "run") ||
-		    !ASSERT_EQ(opts.retval, 0, "bench_calls' return"))
+		    !ASSERT_EQ(opts.retval, 0, "the benchmark program's return"))
 			goto out;
 		t[i] = opts.duration;
 		if (rb)
@@ -110,12 +114,15 @@ out:
 WITH_MODULE(bench_calls, "");
 void bench_calls(void)
 {
-	double ns[V_NR];
+	double ns[V_NR], fns[V_NR] = {};
 	long records[V_NR] = {};
 	int v;
 
 	for (v = 0; v < V_NR; v++)
-		ns[v] = measure(v, &records[v]);
+		ns[v] = measure(v, &records[v], false);
+	for (v = V_BASE; v <= V_DEBUG; v++)
+		if (v != V_PASSTHROUGH)
+			fns[v] = measure(v, &records[v], true);
 	system("/rtg/rtg-strace --disable");
 
 	printf("bench: %d kfunc calls per run (rtg_test_arg2), %d runs x %d rounds, median round\n",
@@ -131,6 +138,13 @@ void bench_calls(void)
 	       (ns[V_DEBUG] - ns[V_BASE]) / (ns[V_KPROBE] - ns[V_BASE]),
 	       (ns[V_DEBUG] - ns[V_BASE]) / (ns[V_FENTRY] - ns[V_BASE]));
 	printf("  targets: pass-through hook at most 5 per call, debug hook with the event off at most 3, a recorded call at most 100 over an untraced one\n");
+	printf("bench: %d calls of a global function per run (BPF-to-BPF), same runs\n",
+	       CALLS_PER_RUN);
+	printf("  %-32s %10s %16s\n", "variant", "ns/run", "ns/call added");
+	for (v = V_BASE; v <= V_DEBUG; v++)
+		if (v != V_PASSTHROUGH)
+			printf("  %-32s %10.0f %16.1f\n", variant_names[v], fns[v],
+			       (fns[v] - fns[V_BASE]) / CALLS_PER_RUN);
 }
 
 #define TRACK_PROGS 11

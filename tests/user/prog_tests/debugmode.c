@@ -15,10 +15,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "rtgtest.h"
+#include "expect.h"
 #include "debugmode.skel.h"
 
-#define DEBUGMODE_SRC "/rtg/src/debugmode.bpf.c"
 
 static struct debugmode_bpf *load_flagged(void)
 {
@@ -32,40 +31,6 @@ static struct debugmode_bpf *load_flagged(void)
 		return skel;
 	debugmode_bpf__destroy(skel);
 	return NULL;
-}
-
-/* The line of debugmode.bpf.c tagged "strace: tag", or -1. */
-static int tag_line(const char *tag)
-{
-	char want[64], l[512];
-	int n = 0, found = -1;
-	FILE *f = fopen(DEBUGMODE_SRC, "r");
-
-	if (!f)
-		return -1;
-	snprintf(want, sizeof(want), "/* strace: %s */", tag);
-	while (fgets(l, sizeof(l), f)) {
-		n++;
-		if (strstr(l, want))
-			found = n;
-	}
-	fclose(f);
-	return found;
-}
-
-/* The trace names debugmode.bpf.c and the tagged line for this call. */
-static void expect_source(const char *line, const char *tag)
-{
-	char file[64] = "";
-	int want = tag_line(tag), got = -1;
-
-	if (!ASSERT_GT(want, 0, "tag '%s' in " DEBUGMODE_SRC, tag))
-		return;
-	if (!ASSERT_OK(strace_source(line, file, sizeof(file), &got),
-		       "source location in '%s'", line))
-		return;
-	ASSERT_STREQ(file, "debugmode.bpf.c", "source file of the '%s' call", tag);
-	ASSERT_EQ(got, want, "source line of the '%s' call", tag);
 }
 
 /* Traced call k (the line after "name+insn file:line ") starts with want. */
@@ -94,29 +59,29 @@ void test_debug_seed_trace(void)
 	k = 0;
 	EXPECT_CALL(k, "bpf_iter_num_new(it=(struct bpf_iter_num *)0x");
 	ASSERT_HAS_STR(lines[k], ", start=0, end=3) = 0 <", "bpf_iter_num_new's range and result");
-	expect_source(lines[k], "bpf_for");
+	expect_source("debugmode.bpf.c", lines[k], "bpf_for");
 	for (i = 0, k = 1; i < 3; i++) {
 		EXPECT_CALL(k, "bpf_iter_num_next(it=(struct bpf_iter_num *)0x");
 		ASSERT_HAS_STR(lines[k], ") = (int *)0x", "bpf_iter_num_next %d result", i);
-		expect_source(lines[k], "bpf_for");
+		expect_source("debugmode.bpf.c", lines[k], "bpf_for");
 		k++;
 		snprintf(want, sizeof(want),
 			 "bpf_task_from_pid(pid=%d) = (struct task_struct *)%#lx <",
 			 getpid(), (unsigned long)skel->bss->seen_tasks[i]);
 		EXPECT_CALL(k, want);
-		expect_source(lines[k], "from_pid");
+		expect_source("debugmode.bpf.c", lines[k], "from_pid");
 		k++;
 		/* a helper: names and types from libbpf's bpf_helper_defs.h */
 		EXPECT_CALL(k, "bpf_probe_read_kernel(dst=(void *)0x");
 		ASSERT_HAS_STR(lines[k], ", size=4, unsafe_ptr=(const void *)0x",
 			       "bpf_probe_read_kernel arguments");
 		ASSERT_HAS_STR(lines[k], ") = 0 <", "bpf_probe_read_kernel result");
-		expect_source(lines[k], "core_read");
+		expect_source("debugmode.bpf.c", lines[k], "core_read");
 		k++;
 		snprintf(want, sizeof(want), "bpf_task_release(p=(struct task_struct *)%#lx) <",
 			 (unsigned long)skel->bss->seen_tasks[i]);
 		EXPECT_CALL(k, want);
-		expect_source(lines[k], "release");
+		expect_source("debugmode.bpf.c", lines[k], "release");
 		ASSERT_EQ(skel->bss->seen_tgids[i], getpid(), "CO-RE read of tgid %d", i);
 		k++;
 	}
@@ -129,13 +94,13 @@ void test_debug_seed_trace(void)
 	snprintf(want, sizeof(want), "bpf_cpumask_create() = (struct bpf_cpumask *)%#lx <",
 		 (unsigned long)skel->bss->seen_mask);
 	EXPECT_CALL(k, want);
-	expect_source(lines[k], "cpumask_create");
+	expect_source("debugmode.bpf.c", lines[k], "cpumask_create");
 	k++;
 	snprintf(want, sizeof(want),
 		 "bpf_cpumask_release(cpumask=(struct bpf_cpumask *)%#lx) <",
 		 (unsigned long)skel->bss->seen_mask);
 	EXPECT_CALL(k, want);
-	expect_source(lines[k], "cpumask_release");
+	expect_source("debugmode.bpf.c", lines[k], "cpumask_release");
 	ASSERT_HAS_STR(lines[0], "] test_debug_mode+", "program name and call site");
 out:
 	strace_stop();
@@ -172,12 +137,12 @@ void test_debug_errno(void)
 	ASSERT_PREFIX(call, "bpf_map_delete_elem(map=dm_hash <hash>, key=", "the delete");
 	ASSERT_HAS_STR(call, ", key=(const void *)0x", "the delete's key");
 	ASSERT_HAS_STR(call, ") = -2 ENOENT <", "the delete's errno");
-	expect_source(lines[0], "delete_missing");
+	expect_source("debugmode.bpf.c", lines[0], "delete_missing");
 	call = strace_call(lines[1]);
 	ASSERT_PREFIX(call, "bpf_copy_from_user(dst=(void *)0x", "the copy");
 	ASSERT_HAS_STR(call, ", size=8, user_ptr=(const void *)0x8) = -14 EFAULT <",
 		       "the copy's arguments and errno");
-	expect_source(lines[1], "copy_bad");
+	expect_source("debugmode.bpf.c", lines[1], "copy_bad");
 out:
 	strace_stop();
 	debugmode_bpf__destroy(skel);
