@@ -184,8 +184,7 @@ static enum hrtimer_restart rtg_watchdog_fn(struct hrtimer *timer)
 		}
 	}
 	__this_cpu_write(rtg_watchdog_begun, begun);
-	rtg_watchdog_check(ms > U32_MAX / USEC_PER_MSEC ? U32_MAX : ms * USEC_PER_MSEC, us,
-			   &tick);
+	rtg_watchdog_check(min_t(u64, (u64)ms * USEC_PER_MSEC, U32_MAX), us, &tick);
 	__this_cpu_inc(rtg_watchdog_ticks);
 	__this_cpu_add(rtg_watchdog_tick_ns, local_clock() - tick.now);
 	/* 1 ms resolution (CLOCK_MONOTONIC) */
