@@ -27,7 +27,7 @@ export LC_ALL=C
 . "$(dirname "$0")/common.sh"
 . "$(dirname "$0")/guest-lib.sh"
 
-groups=${ST_GROUPS:-exceptions,iters,fexit_bpf2bpf,bpf_loop,dynptr,ringbuf,refcounted_kptr,rbtree,linked_list,local_kptr_stash,kptr_xchg_inline,task_kfunc,cgrp_kfunc,cpumask,timer,test_lsm,modify_return,fexit_test,spin_lock,rcu_read_lock,map_kptr,kfunc_call,verifier_debug_mode,debug_mode_flag,call_hook}
+groups=${ST_GROUPS:-btf/line_info,exceptions,iters,fexit_bpf2bpf,bpf_loop,dynptr,ringbuf,refcounted_kptr,rbtree,linked_list,local_kptr_stash,kptr_xchg_inline,task_kfunc,cgrp_kfunc,cpumask,timer,test_lsm,modify_return,fexit_test,spin_lock,rcu_read_lock,map_kptr,kfunc_call,verifier_debug_mode,debug_mode_flag,call_hook}
 per_boot=${ST_PER_BOOT:-1}
 expected=$TOP/tests/selftests-expected-diffs
 known=$TOP/tests/selftests-known-kernel-reports

@@ -92,27 +92,24 @@ static int nth_call(char **lines, int n, const char *want, int k)
  * Without -g, each call of a run of debug_graph names the line of
  * debuggraph.bpf.c it was made from: in the main function, in the
  * bpf_loop() callback and in the global function (calls are listed as
- * they return). Under constant blinding only the main function's: when
- * the JIT blinds one BPF function of a program with several, 6.12's
- * bpf_adj_linfo() shifts the whole program's line info, which all its
- * functions share, by that function's own offsets, so the kernel's lines
- * of the other functions are wrong (the callback's call shows line 32,
- * in the main function). Not fixed: see the docs, "Debug mode".
+ * they return). Under constant blinding too, which rewrites each BPF
+ * function on its own: before kernel patch 24, 6.12's bpf_adj_linfo()
+ * shifted the program's line info by a blinded function's own offsets,
+ * and the callback's call showed line 32, in the main function.
  */
-static void graph_lines(struct debuggraph_bpf *skel, bool main_only)
+static void graph_lines(struct debuggraph_bpf *skel)
 {
 	static const struct {
 		const char *call;
 		int k;
 		const char *tag;
-		bool sub;
 	} want[] = {
 		{ "bpf_ktime_get_ns(", 0, "main_ktime" },
-		{ "bpf_get_prandom_u32(", 0, "cb_prandom", true },
-		{ "bpf_get_prandom_u32(", 2, "cb_prandom", true },
+		{ "bpf_get_prandom_u32(", 0, "cb_prandom" },
+		{ "bpf_get_prandom_u32(", 2, "cb_prandom" },
 		{ "bpf_loop(", 0, "main_loop" },
-		{ "bpf_get_prandom_u32(", 3, "work_prandom", true },
-		{ "bpf_ktime_get_ns(", 1, "work_ktime", true },
+		{ "bpf_get_prandom_u32(", 3, "work_prandom" },
+		{ "bpf_ktime_get_ns(", 1, "work_ktime" },
 		{ "global_work(", 0, "main_work" },
 	};
 	char **lines;
@@ -125,15 +122,13 @@ static void graph_lines(struct debuggraph_bpf *skel, bool main_only)
 		printf("  %s\n", lines[i]);
 	ASSERT_EQ(n, 8, "calls traced");
 	for (i = 0; i < (int)ARRAY_SIZE(want); i++) {
-		if (main_only && want[i].sub)
-			continue;
 		k = nth_call(lines, n, want[i].call, want[i].k);
 		if (ASSERT_GE(k, 0, "traced call %s #%d", want[i].call, want[i].k))
 			expect_source("debuggraph.bpf.c", lines[k], want[i].tag);
 	}
 }
 
-static void graph_run(bool blinded)
+static void graph_run(void)
 {
 	struct debuggraph_bpf *skel = load_graph();
 	int n, i, run, loop, cb, glob, end, calls = 0;
@@ -199,7 +194,7 @@ static void graph_run(bool blinded)
 	}
 	if (end > 0)
 		ASSERT_GE(dur_of(lines[end]), sum, "the run lasted at least its calls");
-	graph_lines(skel, blinded);
+	graph_lines(skel);
 out:
 	strace_stop();
 	debuggraph_bpf__destroy(skel);
@@ -208,13 +203,14 @@ out:
 WITH_MODULE(test_debug_graph, "debug=flag");
 void test_debug_graph(void)
 {
-	graph_run(false);
+	graph_run();
 }
 
 /*
  * The same on a program the JIT blinded (net.core.bpf_jit_harden=2):
  * blinding moves the offset of the call of global_work over the
- * instructions it inserts, and the call is still offered and recorded.
+ * instructions it inserts, and the call is still offered and recorded,
+ * each call with its source line.
  */
 WITH_MODULE(test_debug_graph_blinded, "debug=flag");
 void test_debug_graph_blinded(void)
@@ -224,7 +220,7 @@ void test_debug_graph_blinded(void)
 	if (!ASSERT_OK(jit_harden_set(old, sizeof(old)), "bpf_jit_harden=2") ||
 	    !ASSERT_STREQ(file_read(JIT_HARDEN), "2\n", "bpf_jit_harden"))
 		return;
-	graph_run(true);
+	graph_run();
 	write_file(JIT_HARDEN, old);
 }
 
