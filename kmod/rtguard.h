@@ -320,7 +320,8 @@ struct rtg_run {
  * @trace_only: a program in debug mode that is not tracked (track=0, or
  *	its loader lacks CAP_BPF): its runs are bracketed only to be
  *	recorded, hold nothing the module follows and are never stopped
- * @trace_runs: each of its runs is recorded as it returns (debug mode)
+ * @trace_runs: its runs are recorded as they return (debug mode) while
+ *	the CPU's rtg_trace_runs_on is set
  * @sleepable: a sleepable program, whose runs may sleep in their calls
  *	(rtg_run_charge())
  * @incomplete: runs that could not record everything
@@ -601,6 +602,7 @@ void rtg_trace_names_exit(void);
 struct trace_seq;
 const char *rtg_trace_print(struct trace_seq *p, const void *recs, u32 nr);
 
+DECLARE_PER_CPU(u32, rtg_trace_runs_on);
 int rtg_trace_init(void);
 void rtg_trace_exit(void);
 void rtg_trace_flush_all(void);

@@ -269,7 +269,7 @@ const struct bpf_call_hook_ops rtg_call_hook_ops = {
 	.prog_free = rtg_prog_free,
 	.run_exit = rtg_run_exit,
 	.cpu = &rtg_watch_cpu,
-	.exit_flag = &rtg_slow,
+	.exit_flag = &rtg_trace_runs_on,
 	.run_arm = rtg_watchdog_arm,
 };
 

@@ -387,7 +387,7 @@ static u64 rtg_run_stopped(struct rtg_run *run, u64 ret)
  * once the run is no longer the task's current one, and only when the
  * run was marked, could not record something, released something it did
  * not hold or returned with entries in its table; for a program in debug
- * mode, whenever a run returns (rtg_trace_run() records it).
+ * mode, whenever a run returns while runs are recorded (rtg_trace_run()).
  *
  * Return: what the program returns to its caller: @ret, or the value a
  * stopped run returns.

@@ -18,8 +18,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/irq_work.h>
+#include <linux/moduleparam.h>
 
 #include "rtguard.h"
+#include "rtguard_param.h"
 #include "rtguard_slow.h"
 
 /*
@@ -51,6 +53,62 @@ struct rtg_trace_batch {
  */
 static struct rtg_trace_batch __percpu *rtg_trace_batch;
 
+/*
+ * Runs are recorded (rtg_trace_run()) only while the rtg_call event is on
+ * and trace_runs is set: a run's bracket and record cost several calls'
+ * records, and only readers that show runs (rtg-strace -g) need them.
+ * rtg_trace_runs_on, the exit flag the JIT tests as runs begin and
+ * return (&bpf_call_hook_ops.exit_flag), says so on each CPU; only
+ * rtg_trace_runs_update() writes it, under rtg_trace_runs_lock.
+ */
+DEFINE_PER_CPU(u32, rtg_trace_runs_on);
+static DEFINE_MUTEX(rtg_trace_runs_lock);
+/* the rtg_call event is registered; under rtg_trace_runs_lock */
+static bool rtg_trace_event_on;
+
+static bool rtg_trace_runs;
+
+static void rtg_trace_runs_update(void)
+{
+	u32 on = rtg_trace_event_on && READ_ONCE(rtg_trace_runs);
+	int cpu;
+
+	lockdep_assert_held(&rtg_trace_runs_lock);
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu(rtg_trace_runs_on, cpu), on);
+}
+
+static int rtg_trace_runs_set(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+	int err = rtg_param_parse_bool(val, kp, &on);
+
+	if (err)
+		return min(err, 0);
+	mutex_lock(&rtg_trace_runs_lock);
+	WRITE_ONCE(rtg_trace_runs, on);
+	rtg_trace_runs_update();
+	mutex_unlock(&rtg_trace_runs_lock);
+	return 0;
+}
+
+static const struct kernel_param_ops rtg_trace_runs_ops = {
+	.set = rtg_trace_runs_set,
+	.get = param_get_bool,
+};
+
+module_param_cb(trace_runs, &rtg_trace_runs_ops, &rtg_trace_runs, 0644);
+MODULE_PARM_DESC(trace_runs,
+		 "While the rtg_call event is on, also record each run of a traced program as it returns (for rtg-strace -g)");
+
+static void rtg_trace_event_set(bool on)
+{
+	mutex_lock(&rtg_trace_runs_lock);
+	rtg_trace_event_on = on;
+	rtg_trace_runs_update();
+	mutex_unlock(&rtg_trace_runs_lock);
+}
+
 /* The rtg_call event was turned on: traced calls take their hooked path. */
 int rtg_trace_reg(void)
 {
@@ -70,6 +128,7 @@ int rtg_trace_reg(void)
 	if (!batch)
 		return -ENODEV;
 	rtg_slow_all(1);
+	rtg_trace_event_set(true);
 	return 0;
 }
 
@@ -81,6 +140,7 @@ int rtg_trace_reg(void)
 void rtg_trace_unreg(void)
 {
 	rtg_trace_flush_all();
+	rtg_trace_event_set(false);
 	rtg_slow_all(-1);
 }
 

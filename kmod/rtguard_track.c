@@ -458,10 +458,10 @@ static u32 rtg_prog_calls(const struct bpf_prog *prog, u32 *clones)
  * bpf_kptr_xchg() calls stay calls; how a stop ends its runs is decided
  * now too (rtg_stop_policy_verified()). Every image of it follows this.
  *
- * The runs of a program in debug mode are recorded as they return: a
- * tracked one's, and, bracketed for that alone (RTG_TRACE_ONLY) and only
- * when they begin while a call on their CPU would be slow (the event is
- * on), an untracked one's.
+ * The runs of a program in debug mode are recorded as they return while
+ * the CPU's rtg_trace_runs_on is set (the event is on, and trace_runs):
+ * a tracked one's, and, bracketed for that alone (RTG_TRACE_ONLY) and
+ * only when they begin while it is, an untracked one's.
  *
  * Return: BPF_CALL_HOOK_* flags.
  */

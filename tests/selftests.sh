@@ -23,7 +23,8 @@
 # name|module parameters (empty: module absent)|rtg_call event on (in a
 # trace instance of its own: the kernel's tests read the top-level buffer,
 # trace_printk's for its bpf_trace_printk() lines)
-# (tracking modes check the verifier's held-set descriptions at every call;
+# (the debug modes record runs too, the heavier path: trace_runs=1;
+# tracking modes check the verifier's held-set descriptions at every call;
 # the *_described ones do not, so that the programs the verifier describes
 # completely keep no run-time table)
 modes() {
@@ -34,8 +35,8 @@ track|track=1 check_held=1|
 watchdog|track=1 watchdog_ms=1 hold_limit_us=200 check_held=1|
 track_described|track=1 describe=1|
 watchdog_described|track=1 describe=1 watchdog_ms=1 hold_limit_us=200|
-debug_event|debug=all|1
-track_debug|track=1 debug=all check_held=1|1
+debug_event|debug=all trace_runs=1|1
+track_debug|track=1 debug=all trace_runs=1 check_held=1|1
 EOF
 }
 

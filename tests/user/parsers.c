@@ -216,6 +216,11 @@ int strace_start(void)
 	return system(STRACE " --clear && " STRACE " --enable") ? -EIO : 0;
 }
 
+int strace_start_graph(void)
+{
+	return system(STRACE " --clear && " STRACE " -g --enable") ? -EIO : 0;
+}
+
 void strace_stop(void)
 {
 	if (system(STRACE " --disable"))

@@ -93,6 +93,7 @@ int track_releases_of(const char *func);
  */
 #define STRACE "/rtg/rtg-strace"
 int strace_start(void);		/* empty the buffer, enable rtg_call */
+int strace_start_graph(void);	/* the same, and runs recorded (-g --enable) */
 void strace_stop(void);		/* disable rtg_call */
 int strace_lines(uint32_t id, char ***lines, unsigned long long *lost);
 /* The same with any arguments ("-p 5 -c", "-j -p 5 -e FUNC") */

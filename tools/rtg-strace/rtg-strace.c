@@ -8,7 +8,7 @@
  * Usage: rtg-strace [OPTIONS] [-f] [-t SECONDS]
  *        rtg-strace [OPTIONS] -- CMD [ARGS...]
  *        rtg-strace [OPTIONS] -P PID
- *        rtg-strace --enable | --disable | --clear | --help
+ *        rtg-strace [-g] --enable | --disable | --clear | --help
  * OPTIONS: [-p PROG_ID] [-n PROG_NAME] [-e FUNC[,FUNC...]] [-c | -j | -g] [-o FILE]
  *
  * With a command, rtg-strace traces the programs that command and its
@@ -47,6 +47,10 @@
  *
  * --enable turns the bpf_rtguard:rtg_call event on (and makes the buffer
  * 8 MiB per CPU), --disable turns it off, --clear empties the buffer.
+ *
+ * -g needs the records of runs, which bpf_rtguard writes only while its
+ * trace_runs parameter is set: --enable -g sets it, and -g with -- CMD
+ * or -P sets it while rtg-strace runs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -78,6 +82,7 @@
 #define PROGS "/sys/kernel/debug/bpf_rtguard/progs"
 #define TRACE_TASKS "/sys/kernel/debug/bpf_rtguard/trace_tasks"
 #define FLUSH "/sys/kernel/debug/bpf_rtguard/trace_flush"
+#define TRACE_RUNS "/sys/module/bpf_rtguard/parameters/trace_runs"
 #define MAX_ARGS 5
 #define MAX_CPUS 256
 
@@ -1066,6 +1071,8 @@ static void print_call(const struct site *s, const struct record *r)
 /* ---- -g: runs, with their calls nested ---- */
 
 static bool graph;
+/* run records read, for -g's note when none came */
+static unsigned long long runs_read;
 static struct record *pend;	/* calls waiting for the record of their run */
 static size_t nr_pend, max_pend;
 
@@ -1345,6 +1352,7 @@ static void flush_records(void)
 		}
 		if (graph) {
 			if (r->kind == RTG_REC_RUN) {
+				runs_read++;
 				if ((want_prog < 0 || s->prog == want_prog) &&
 				    (!want_name || !strcmp(s->prog_name, want_name)))
 					print_run(r, s);
@@ -1421,7 +1429,7 @@ static void usage(FILE *f)
 	      "    rtg-strace [OPTIONS] -- CMD [ARGS...]\n"
 	      "    rtg-strace [OPTIONS] -P PID\n"
 	      "    rtg-strace [OPTIONS] [-f] [-t SECONDS]\n"
-	      "    rtg-strace --enable | --disable | --clear | --help\n"
+	      "    rtg-strace [-g] --enable | --disable | --clear | --help\n"
 	      "\n"
 	      "DESCRIPTION\n"
 	      "    Prints each call a BPF program in debug mode makes, one per line:\n"
@@ -1446,11 +1454,14 @@ static void usage(FILE *f)
 	      "    -g       each run of a program, its calls nested inside (calls of\n"
 	      "             callbacks under the call that made them and the callback's\n"
 	      "             name, calls of a BPF function inside that call), its result\n"
-	      "             and duration, and what a watchdog stop gave back\n"
+	      "             and duration, and what a watchdog stop gave back; runs are\n"
+	      "             recorded while bpf_rtguard's trace_runs is set, which\n"
+	      "             --enable -g sets, and -g with -- CMD or -P while tracing\n"
 	      "    -j       one JSON object per call\n"
 	      "    -o FILE  write to FILE\n"
 	      "    --enable, --disable  turn the bpf_rtguard:rtg_call event on (8 MiB per\n"
-	      "             CPU buffer) or off; --clear empties the trace buffer\n"
+	      "             CPU buffer; with -g, and runs recorded) or off; --clear\n"
+	      "             empties the trace buffer\n"
 	      "\n"
 	      "    Without -- CMD, -P, -f or -t, rtg-strace prints what the trace buffer\n"
 	      "    holds and exits; reading consumes it. Lost records are counted on\n"
@@ -1730,6 +1741,65 @@ static int make_instance(void)
 	return 0;
 }
 
+/* --enable, --disable or --clear (@action 'E', 'D', 'C'): the exit status */
+static int buffer_action(int action)
+{
+	if (check_setup())
+		return 1;
+	switch (action) {
+	case 'E':
+		write_file(TRACEFS "/buffer_size_kb", "8192");
+		if (graph && write_file(TRACE_RUNS, "1")) {
+			fprintf(stderr, "rtg-strace: cannot set " TRACE_RUNS "\n");
+			return 1;
+		}
+		return write_file(EVENT_DIR "/enable", "1") ? 1 : 0;
+	case 'D':
+		/* the calls still waiting in bpf_rtguard first */
+		write_file(FLUSH, "1");
+		return write_file(EVENT_DIR "/enable", "0") ? 1 : 0;
+	default:
+		return write_file(TRACEFS "/trace", "") ? 1 : 0;
+	}
+}
+
+/* Whether bpf_rtguard records runs now (trace_runs). */
+static bool runs_recorded(void)
+{
+	char v[8] = "";
+	FILE *f = fopen(TRACE_RUNS, "r");
+
+	if (f) {
+		if (!fgets(v, sizeof(v), f))
+			v[0] = 0;
+		fclose(f);
+	}
+	return v[0] == 'Y';
+}
+
+static bool runs_were_recorded;
+
+/* At exit: trace_runs back to what it was before record_runs(). */
+static void restore_runs(void)
+{
+	if (!runs_were_recorded)
+		write_file(TRACE_RUNS, "0");
+}
+
+/* While tracing with -g: runs recorded. Returns 0 or -1 after saying why. */
+static int record_runs(void)
+{
+	runs_were_recorded = runs_recorded();
+	if (runs_were_recorded)
+		return 0;
+	if (write_file(TRACE_RUNS, "1")) {
+		fprintf(stderr, "rtg-strace: cannot set " TRACE_RUNS "\n");
+		return -1;
+	}
+	atexit(restore_runs);
+	return 0;
+}
+
 /* The value of option -@opt, a positive number, or -1 after saying why. */
 static long positive(int opt, const char *arg, const char *what)
 {
@@ -1757,7 +1827,7 @@ int main(int argc, char **argv)
 	const char *outfile = NULL;
 	bool follow = false;
 	pid_t child = 0, traced = 0;
-	int c, status = 0;
+	int c, action = 0, status = 0;
 	long seconds = 0;
 	time_t end = 0;
 	char *p, *save = NULL;
@@ -1814,25 +1884,17 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case 'E':
-			if (check_setup())
-				return 1;
-			write_file(TRACEFS "/buffer_size_kb", "8192");
-			return write_file(EVENT_DIR "/enable", "1") ? 1 : 0;
 		case 'D':
-			if (check_setup())
-				return 1;
-			/* the calls still waiting in bpf_rtguard first */
-			write_file(FLUSH, "1");
-			return write_file(EVENT_DIR "/enable", "0") ? 1 : 0;
 		case 'C':
-			if (check_setup())
-				return 1;
-			return write_file(TRACEFS "/trace", "") ? 1 : 0;
+			action = c;
+			break;
 		default:
 			usage(stderr);
 			return 2;
 		}
 	}
+	if (action)
+		return buffer_action(action);
 	if (json + summary + graph > 1 || (traced && optind < argc)) {
 		fprintf(stderr, "rtg-strace: %s\n", traced && optind < argc ?
 			"-P and a command do not go together" :
@@ -1861,6 +1923,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (read_layout() || ((traced || optind < argc) && make_instance()) || open_cpus())
+		return 1;
+	if (graph && (traced || optind < argc) && record_runs())
 		return 1;
 	tsc_khz = stat_value("tsc_khz");
 	if (!tsc_khz)
@@ -1903,6 +1967,8 @@ int main(int argc, char **argv)
 	if (graph)
 		print_pending();
 	fflush(out);
+	if (graph && shown && !runs_read && !runs_recorded())
+		fprintf(stderr, "rtg-strace: no run was recorded: bpf_rtguard's trace_runs is off (rtg-strace --enable -g, or -g with -- CMD or -P, records runs)\n");
 	fprintf(stderr, "rtg-strace: %llu calls, %llu%s records lost\n", shown,
 		lost_rb, lost_rb_unknown ? "+" : "");
 	if (lost_rb || lost_rb_unknown)

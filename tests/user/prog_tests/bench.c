@@ -26,7 +26,7 @@
 #define CALLS_PER_RUN	10
 
 enum bench_variant {
-	V_BASE, V_PASSTHROUGH, V_DEBUG_IDLE, V_DEBUG, V_KPROBE, V_FENTRY, V_NR,
+	V_BASE, V_PASSTHROUGH, V_DEBUG_IDLE, V_DEBUG, V_DEBUG_RUNS, V_KPROBE, V_FENTRY, V_NR,
 };
 
 static const char *const variant_names[V_NR] = {
@@ -34,6 +34,7 @@ static const char *const variant_names[V_NR] = {
 	[V_PASSTHROUGH] = "pass-through hook (hook_all=1)",
 	[V_DEBUG_IDLE] = "debug hook, trace event off",
 	[V_DEBUG] = "debug mode (rtg_call event)",
+	[V_DEBUG_RUNS] = "the same, runs recorded (-g)",
 	[V_KPROBE] = "kprobe+kretprobe -> ringbuf",
 	[V_FENTRY] = "fentry+fexit -> ringbuf",
 };
@@ -48,8 +49,11 @@ static int cmp_double(const void *a, const void *b)
 static void set_params(enum bench_variant v)
 {
 	param_write("hook_all", v == V_PASSTHROUGH ? "1" : "0");
-	param_write("debug", v == V_DEBUG || v == V_DEBUG_IDLE ? "all" : "off");
-	system(v == V_DEBUG ? "/rtg/rtg-strace --clear; /rtg/rtg-strace --enable" :
+	bool traced = v == V_DEBUG || v == V_DEBUG_RUNS;
+
+	param_write("debug", traced || v == V_DEBUG_IDLE ? "all" : "off");
+	param_write("trace_runs", v == V_DEBUG_RUNS ? "1" : "0");
+	system(traced ? "/rtg/rtg-strace --clear; /rtg/rtg-strace --enable" :
 	       "/rtg/rtg-strace --disable");
 }
 
@@ -98,7 +102,7 @@ static double measure(enum bench_variant v, long *records, bool func)
 		t[i] = opts.duration;
 		if (rb)
 			ring_buffer__consume(rb);
-		if (v == V_DEBUG)
+		if (v == V_DEBUG || v == V_DEBUG_RUNS)
 			system("/rtg/rtg-strace --clear");
 	}
 	qsort(t, BENCH_ROUNDS, sizeof(t[0]), cmp_double);
@@ -120,7 +124,7 @@ void bench_calls(void)
 
 	for (v = 0; v < V_NR; v++)
 		ns[v] = measure(v, &records[v], false);
-	for (v = V_BASE; v <= V_DEBUG; v++)
+	for (v = V_BASE; v <= V_DEBUG_RUNS; v++)
 		if (v != V_PASSTHROUGH)
 			fns[v] = measure(v, &records[v], true);
 	system("/rtg/rtg-strace --disable");
@@ -141,7 +145,7 @@ void bench_calls(void)
 	printf("bench: %d calls of a global function per run (BPF-to-BPF), same runs\n",
 	       CALLS_PER_RUN);
 	printf("  %-32s %10s %16s\n", "variant", "ns/run", "ns/call added");
-	for (v = V_BASE; v <= V_DEBUG; v++)
+	for (v = V_BASE; v <= V_DEBUG_RUNS; v++)
 		if (v != V_PASSTHROUGH)
 			printf("  %-32s %10.0f %16.1f\n", variant_names[v], fns[v],
 			       (fns[v] - fns[V_BASE]) / CALLS_PER_RUN);

@@ -137,7 +137,7 @@ static void graph_run(void)
 
 	if (!skel)
 		return;
-	if (!ASSERT_OK(strace_start(), "enable the trace event"))
+	if (!ASSERT_OK(strace_start_graph(), "enable the event, runs recorded"))
 		goto out;
 	ASSERT_EQ(run_prog(skel->progs.debug_graph), 7, "run debug_graph");
 	snprintf(args, sizeof(args), "-g -p %u", prog_id_of(skel->progs.debug_graph));
@@ -233,7 +233,7 @@ void test_debug_graph_stop(void)
 
 	if (!skel)
 		return;
-	if (!ASSERT_OK(strace_start(), "enable the trace event"))
+	if (!ASSERT_OK(strace_start_graph(), "enable the event, runs recorded"))
 		goto out;
 	run_prog(skel->progs.debug_stopped);
 	snprintf(args, sizeof(args), "-g -p %u", prog_id_of(skel->progs.debug_stopped));
@@ -267,22 +267,42 @@ out:
 }
 
 /*
- * An untracked program in debug mode is bracketed only for the runs that
- * begin while the event is on (kernel patch 18): with the event off its
- * runs arm no watchdog timer, though a limit is set; with it on, each of
- * them is recorded.
+ * Top-level runs of debug_graph that rtg-strace -g @args prints, and in
+ * @calls the calls of bpf_ktime_get_ns() at any depth.
  */
-WITH_MODULE(test_debug_runs_on_event, "debug=flag watchdog_ms=1000");
-void test_debug_runs_on_event(void)
+static int graph_runs(const char *args, int *calls)
+{
+	int n, i, runs = 0;
+	char **lines;
+
+	n = strace_run(args, &lines, NULL);
+	*calls = 0;
+	for (i = 0; i < n; i++) {
+		runs += !strncmp(text_of(lines[i]), "debug_graph() {", 15) && depth_of(lines[i]) == 0;
+		*calls += !!strstr(lines[i], "bpf_ktime_get_ns() = ");
+	}
+	return runs;
+}
+
+/*
+ * An untracked program in debug mode is bracketed only for the runs that
+ * begin while runs are recorded (kernel patch 18): the rtg_call event on
+ * and trace_runs set. Else its runs arm no watchdog timer, though a limit
+ * is set, and are not recorded, its calls are (and rtg-strace -g says why
+ * no run came); with both, each run is recorded.
+ */
+WITH_MODULE(test_debug_runs_recorded, "debug=flag watchdog_ms=1000");
+void test_debug_runs_recorded(void)
 {
 	struct debuggraph_bpf *skel = load_graph();
-	uint64_t w0 = 0, w1 = 0, w2 = 0;
-	int n, i, runs = 0;
-	char args[64], **lines;
+	uint64_t w0 = 0, w1 = 0, w2 = 0, w3 = 0;
+	char args[64], val[8] = "";
+	int i, calls;
 
 	if (!skel)
 		return;
 	strace_stop();
+	snprintf(args, sizeof(args), "-g -p %u", prog_id_of(skel->progs.debug_graph));
 	ASSERT_OK(stat_read("watchdog_wakeups", &w0), "watchdog_wakeups");
 	for (i = 0; i < 200; i++)
 		run_prog(skel->progs.debug_graph);
@@ -290,20 +310,38 @@ void test_debug_runs_on_event(void)
 	ASSERT_OK(stat_read("watchdog_wakeups", &w1), "watchdog_wakeups");
 	ASSERT_EQ(w1 - w0, 0, "timer expiries after 200 runs begun with the event off");
 
+	/* the event on, trace_runs off (its default) */
 	if (!ASSERT_OK(strace_start(), "enable the trace event"))
 		goto out;
-	for (i = 0; i < 3; i++)
+	ASSERT_OK(param_read("trace_runs", val, sizeof(val)), "trace_runs");
+	ASSERT_STREQ(val, "N", "trace_runs: off by default, and --enable leaves it");
+	for (i = 0; i < 200; i++)
 		ASSERT_EQ(run_prog(skel->progs.debug_graph), 7, "run debug_graph");
 	usleep(20 * 1000);
 	ASSERT_OK(stat_read("watchdog_wakeups", &w2), "watchdog_wakeups");
-	ASSERT_GT(w2 - w1, 0, "timer expiries after runs begun with the event on");
-	snprintf(args, sizeof(args), "-g -p %u", prog_id_of(skel->progs.debug_graph));
-	n = strace_run(args, &lines, NULL);
-	for (i = 0; i < n; i++)
-		runs += !strncmp(text_of(lines[i]), "debug_graph() {", 15) && depth_of(lines[i]) == 0;
-	ASSERT_EQ(runs, 3, "runs recorded: those begun with the event on");
+	ASSERT_EQ(w2 - w1, 0, "timer expiries after 200 runs begun with runs not recorded");
+	ASSERT_EQ(graph_runs(args, &calls), 0, "runs recorded with trace_runs off");
+	ASSERT_EQ(calls, 400, "their calls are: two of bpf_ktime_get_ns() a run");
+	ASSERT_HAS_STR(file_read("/tmp/strace.err"),
+		       "rtg-strace: no run was recorded: bpf_rtguard's trace_runs is off",
+		       "-g says why no run came");
+
+	/* -g --enable: runs recorded */
+	if (!ASSERT_OK(strace_start_graph(), "enable the event, runs recorded"))
+		goto out;
+	ASSERT_OK(param_read("trace_runs", val, sizeof(val)), "trace_runs");
+	ASSERT_STREQ(val, "Y", "trace_runs set by -g --enable");
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(run_prog(skel->progs.debug_graph), 7, "run debug_graph");
+	usleep(20 * 1000);
+	ASSERT_OK(stat_read("watchdog_wakeups", &w3), "watchdog_wakeups");
+	ASSERT_GT(w3 - w2, 0, "timer expiries after runs begun while runs are recorded");
+	ASSERT_EQ(graph_runs(args, &calls), 3, "runs recorded: those begun while runs are");
+	ASSERT_EQ(calls, 6, "with their calls");
+	ASSERT_NO_STR(file_read("/tmp/strace.err"), "no run was recorded", "no note then");
 out:
 	strace_stop();
+	param_write("trace_runs", "0");
 	debuggraph_bpf__destroy(skel);
 }
 

@@ -400,6 +400,18 @@ void test_debug_command(void)
 		ASSERT_EQ(out_calls("debug_maps", line, sizeof(line)), DM_CALLS,
 			  "calls of a program freed before rtg-strace read them, named");
 	}
+	if (test__start_subtest("graph")) {
+		/* -g with a command: runs recorded while it runs, and only then */
+		char val[8] = "";
+
+		st = strace_status("-g -- /rtg/rtgtest --demo debug_loader_quick", err, sizeof(err));
+		ASSERT_EQ(st, 0, "rtg-strace's status is the loader's");
+		ASSERT_HAS_STR(file_read("/tmp/strace.out"), "debug_maps() {",
+			       "the loader's run, recorded");
+		ASSERT_NO_STR(file_read("/tmp/strace.err"), "no run was recorded", "no note");
+		ASSERT_OK(param_read("trace_runs", val, sizeof(val)), "trace_runs");
+		ASSERT_STREQ(val, "N", "trace_runs off again once rtg-strace exits");
+	}
 	if (test__start_subtest("pid")) {
 		/* -P: a running process's programs from now on */
 		char want[16], c = 'x';
