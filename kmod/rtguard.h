@@ -603,6 +603,7 @@ struct trace_seq;
 const char *rtg_trace_print(struct trace_seq *p, const void *recs, u32 nr);
 
 DECLARE_PER_CPU(u32, rtg_trace_runs_on);
+extern const struct file_operations rtg_trace_runs_fops;
 int rtg_trace_init(void);
 void rtg_trace_exit(void);
 void rtg_trace_flush_all(void);

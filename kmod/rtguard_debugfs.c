@@ -360,6 +360,8 @@ int rtg_debugfs_init(void)
 			    &rtg_stats_fops);
 	debugfs_create_file_unsafe("trace_flush", 0200, rtg_debugfs_dir, NULL,
 				   &rtg_trace_flush_fops);
+	debugfs_create_file("trace_runs", 0400, rtg_debugfs_dir, NULL,
+			    &rtg_trace_runs_fops);
 	debugfs_create_file("stop_policy", 0400, rtg_debugfs_dir, NULL,
 			    &rtg_stop_policy_file_fops);
 	debugfs_create_file("descriptions", 0400, rtg_debugfs_dir, NULL,

@@ -55,8 +55,10 @@ static struct rtg_trace_batch __percpu *rtg_trace_batch;
 
 /*
  * Runs are recorded (rtg_trace_run()) only while the rtg_call event is on
- * and trace_runs is set: a run's bracket and record cost several calls'
- * records, and only readers that show runs (rtg-strace -g) need them.
+ * and trace_runs is set or debugfs trace_runs is open (rtg-strace -g with
+ * a command or -P holds it open while it traces): a run's bracket and
+ * record cost several calls' records, and only readers that show runs
+ * need them.
  * rtg_trace_runs_on, the exit flag the JIT tests as runs begin and
  * return (&bpf_call_hook_ops.exit_flag), says so on each CPU; only
  * rtg_trace_runs_update() writes it, under rtg_trace_runs_lock.
@@ -65,12 +67,14 @@ DEFINE_PER_CPU(u32, rtg_trace_runs_on);
 static DEFINE_MUTEX(rtg_trace_runs_lock);
 /* the rtg_call event is registered; under rtg_trace_runs_lock */
 static bool rtg_trace_event_on;
+/* opens of debugfs trace_runs; under rtg_trace_runs_lock */
+static unsigned int rtg_trace_runs_holders;
 
 static bool rtg_trace_runs;
 
 static void rtg_trace_runs_update(void)
 {
-	u32 on = rtg_trace_event_on && READ_ONCE(rtg_trace_runs);
+	u32 on = rtg_trace_event_on && (READ_ONCE(rtg_trace_runs) || rtg_trace_runs_holders);
 	int cpu;
 
 	lockdep_assert_held(&rtg_trace_runs_lock);
@@ -100,6 +104,31 @@ static const struct kernel_param_ops rtg_trace_runs_ops = {
 module_param_cb(trace_runs, &rtg_trace_runs_ops, &rtg_trace_runs, 0644);
 MODULE_PARM_DESC(trace_runs,
 		 "While the rtg_call event is on, also record each run of a traced program as it returns (for rtg-strace -g)");
+
+/* debugfs trace_runs: runs are recorded while it is open */
+static int rtg_trace_runs_open(struct inode *inode, struct file *file)
+{
+	mutex_lock(&rtg_trace_runs_lock);
+	rtg_trace_runs_holders++;
+	rtg_trace_runs_update();
+	mutex_unlock(&rtg_trace_runs_lock);
+	return 0;
+}
+
+static int rtg_trace_runs_release(struct inode *inode, struct file *file)
+{
+	mutex_lock(&rtg_trace_runs_lock);
+	rtg_trace_runs_holders--;
+	rtg_trace_runs_update();
+	mutex_unlock(&rtg_trace_runs_lock);
+	return 0;
+}
+
+const struct file_operations rtg_trace_runs_fops = {
+	.owner = THIS_MODULE,
+	.open = rtg_trace_runs_open,
+	.release = rtg_trace_runs_release,
+};
 
 static void rtg_trace_event_set(bool on)
 {

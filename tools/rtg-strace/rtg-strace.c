@@ -49,8 +49,8 @@
  * 8 MiB per CPU), --disable turns it off, --clear empties the buffer.
  *
  * -g needs the records of runs, which bpf_rtguard writes only while its
- * trace_runs parameter is set: --enable -g sets it, and -g with -- CMD
- * or -P sets it while rtg-strace runs.
+ * trace_runs parameter is set (--enable -g sets it) or its debugfs
+ * trace_runs is open (-g with -- CMD or -P holds it open).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -83,6 +83,7 @@
 #define TRACE_TASKS "/sys/kernel/debug/bpf_rtguard/trace_tasks"
 #define FLUSH "/sys/kernel/debug/bpf_rtguard/trace_flush"
 #define TRACE_RUNS "/sys/module/bpf_rtguard/parameters/trace_runs"
+#define TRACE_RUNS_HOLD "/sys/kernel/debug/bpf_rtguard/trace_runs"
 #define MAX_ARGS 5
 #define MAX_CPUS 256
 
@@ -1456,7 +1457,8 @@ static void usage(FILE *f)
 	      "             name, calls of a BPF function inside that call), its result\n"
 	      "             and duration, and what a watchdog stop gave back; runs are\n"
 	      "             recorded while bpf_rtguard's trace_runs is set, which\n"
-	      "             --enable -g sets, and -g with -- CMD or -P while tracing\n"
+	      "             --enable -g sets; -g with -- CMD or -P records them while\n"
+	      "             it traces\n"
 	      "    -j       one JSON object per call\n"
 	      "    -o FILE  write to FILE\n"
 	      "    --enable, --disable  turn the bpf_rtguard:rtg_call event on (8 MiB per\n"
@@ -1763,7 +1765,7 @@ static int buffer_action(int action)
 	}
 }
 
-/* Whether bpf_rtguard records runs now (trace_runs). */
+/* Whether bpf_rtguard's trace_runs parameter is set. */
 static bool runs_recorded(void)
 {
 	char v[8] = "";
@@ -1777,26 +1779,20 @@ static bool runs_recorded(void)
 	return v[0] == 'Y';
 }
 
-static bool runs_were_recorded;
+/*
+ * While tracing with -g: runs recorded for as long as rtg-strace holds
+ * debugfs trace_runs open (until it exits, however it exits). Returns 0
+ * or -1 after saying why.
+ */
+static bool runs_held;
 
-/* At exit: trace_runs back to what it was before record_runs(). */
-static void restore_runs(void)
-{
-	if (!runs_were_recorded)
-		write_file(TRACE_RUNS, "0");
-}
-
-/* While tracing with -g: runs recorded. Returns 0 or -1 after saying why. */
 static int record_runs(void)
 {
-	runs_were_recorded = runs_recorded();
-	if (runs_were_recorded)
-		return 0;
-	if (write_file(TRACE_RUNS, "1")) {
-		fprintf(stderr, "rtg-strace: cannot set " TRACE_RUNS "\n");
+	if (open(TRACE_RUNS_HOLD, O_RDONLY | O_CLOEXEC) < 0) {
+		fprintf(stderr, "rtg-strace: " TRACE_RUNS_HOLD ": %s\n", strerror(errno));
 		return -1;
 	}
-	atexit(restore_runs);
+	runs_held = true;
 	return 0;
 }
 
@@ -1967,7 +1963,7 @@ int main(int argc, char **argv)
 	if (graph)
 		print_pending();
 	fflush(out);
-	if (graph && shown && !runs_read && !runs_recorded())
+	if (graph && shown && !runs_read && !runs_held && !runs_recorded())
 		fprintf(stderr, "rtg-strace: no run was recorded: bpf_rtguard's trace_runs is off (rtg-strace --enable -g, or -g with -- CMD or -P, records runs)\n");
 	fprintf(stderr, "rtg-strace: %llu calls, %llu%s records lost\n", shown,
 		lost_rb, lost_rb_unknown ? "+" : "");

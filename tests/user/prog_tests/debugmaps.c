@@ -401,7 +401,10 @@ void test_debug_command(void)
 			  "calls of a program freed before rtg-strace read them, named");
 	}
 	if (test__start_subtest("graph")) {
-		/* -g with a command: runs recorded while it runs, and only then */
+		/*
+		 * -g with a command: runs recorded while it runs (debugfs
+		 * trace_runs held open), the parameter left as it is
+		 */
 		char val[8] = "";
 
 		st = strace_status("-g -- /rtg/rtgtest --demo debug_loader_quick", err, sizeof(err));
@@ -410,7 +413,7 @@ void test_debug_command(void)
 			       "the loader's run, recorded");
 		ASSERT_NO_STR(file_read("/tmp/strace.err"), "no run was recorded", "no note");
 		ASSERT_OK(param_read("trace_runs", val, sizeof(val)), "trace_runs");
-		ASSERT_STREQ(val, "N", "trace_runs off again once rtg-strace exits");
+		ASSERT_STREQ(val, "N", "the trace_runs parameter left off");
 	}
 	if (test__start_subtest("pid")) {
 		/* -P: a running process's programs from now on */
