@@ -523,6 +523,12 @@ void rtg_passthrough_note(u64 arg);
  * not fit in what trace_pipe prints an event into (rtg_trace_print())
  */
 #define RTG_TRACE_BATCH		48
+/*
+ * records a CPU keeps before it writes them, as events of up to
+ * RTG_TRACE_BATCH (three such events, or four of the 36 a text of lines
+ * of 206 bytes holds)
+ */
+#define RTG_TRACE_CAP		144
 /* a line of an event's text, one call's, is shorter */
 #define RTG_TRACE_LINE_MAX	640
 /*
@@ -538,6 +544,17 @@ static_assert(sizeof(struct rtg_call_rec) == RTG_CALL_REC_SIZE);
 static_assert(RTG_REC_ARGS == MAX_BPF_FUNC_REG_ARGS);
 /* the ring buffer takes events of up to a page less its headers */
 static_assert(RTG_TRACE_BATCH * RTG_CALL_REC_SIZE <= PAGE_SIZE - 512);
+/* the JIT writes calls' records in line, as struct bpf_call_hook_rec */
+static_assert(sizeof(struct rtg_call_rec) == sizeof(struct bpf_call_hook_rec));
+static_assert(offsetof(struct rtg_call_rec, ret) == offsetof(struct bpf_call_hook_rec, ret));
+static_assert(offsetof(struct rtg_call_rec, end) == offsetof(struct bpf_call_hook_rec, end));
+static_assert(offsetof(struct rtg_call_rec, cycles) ==
+	      offsetof(struct bpf_call_hook_rec, cycles));
+static_assert(offsetof(struct rtg_call_rec, pid) == offsetof(struct bpf_call_hook_rec, pid));
+static_assert(offsetof(struct rtg_call_rec, site) == offsetof(struct bpf_call_hook_rec, tag));
+/* the tag a traced site gives the JIT: site | kind << 32 | text << 48 */
+static_assert(offsetof(struct rtg_call_rec, kind) == offsetof(struct rtg_call_rec, site) + 4);
+static_assert(offsetof(struct rtg_call_rec, text) == offsetof(struct rtg_call_rec, site) + 6);
 
 /*
  * Copy @nr records by assignment, which the compiler does in 8-byte
@@ -611,6 +628,8 @@ void rtg_trace_call(const struct bpf_call_hook_args *args, const struct rtg_site
 		    u64 ret);
 u64 rtg_trace_post(u64 r0, u64 saved, const struct bpf_call_hook_args *args,
 		   u64 arg);
+extern struct bpf_call_hook_recs __percpu *rtg_trace_recs;
+void rtg_trace_rec_flush(void);
 void rtg_trace_run(const struct rtg_run *run, u64 ret);
 void rtg_trace_stop_release(const struct rtg_site *acq, u64 obj);
 int rtg_trace_reg(void);

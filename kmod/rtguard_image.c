@@ -234,12 +234,17 @@ static bool rtg_select(void *data, struct bpf_prog *prog,
 	} else if (image->mode == RTG_IMAGE_TRACE) {
 		/*
 		 * while nothing reads the event, the call is made alone; else
-		 * the JIT saves its arguments for the post hook, which records it
+		 * the JIT records it in line, or when it cannot, saves its
+		 * arguments for the post hook, which records it
 		 */
 		hook->pre_flag = &rtg_slow;
 		hook->post = rtg_trace_post;
 		hook->pass_args = true;
 		hook->plain_when_clear = true;
+		hook->recs = rtg_trace_recs;
+		hook->rec_tag = site->trace_id | (u64)RTG_REC_CALL << 32 |
+				(u64)site->line_max << 48;
+		hook->rec_flush = rtg_trace_rec_flush;
 	} else {
 		site->count = image->counts + image->nr_sites;
 		/* all the hook needs */

@@ -29,22 +29,27 @@ enum rtg_rec_kind {
 
 /**
  * struct rtg_call_rec - one traced call, as a rtg_call record holds it
+ *	(the layout of the kernel's struct bpf_call_hook_rec, in which the
+ *	JIT records a call in line: @site, @kind and @text are its tag)
  * @args: the five argument registers
  * @ret: the result
  * @end: rtg_clock() right after the call
  * @cycles: the call's duration, in rtg_clock() cycles
- * @site: the site's number (debugfs bpf_rtguard/sites)
  * @pid: the task that made the call
+ * @site: the site's number (debugfs bpf_rtguard/sites)
  * @kind: &enum rtg_rec_kind
+ * @text: the most bytes the record's line of text takes (the module's
+ *	own bound, for the events it writes)
  */
 struct rtg_call_rec {
 	__u64 args[RTG_REC_ARGS];
 	__u64 ret;
 	__u64 end;
 	__u32 cycles;
-	__u32 site;
 	__u32 pid;
-	__u32 kind;
+	__u32 site;
+	__u16 kind;
+	__u16 text;
 };
 
 #endif /* _RTGUARD_REC_H */

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bpf_rtguard: debug mode, an strace for BPF programs. Before each call
- * of a traced program the JIT saves its arguments and the time on the
- * stack (struct bpf_call_hook_args), and the post hook records the call;
- * calls reach the trace buffer as rtg_call events of up to
+ * bpf_rtguard: debug mode, an strace for BPF programs. While the rtg_call
+ * event is on, the JIT records each call of a traced program in line, in
+ * its CPU's area of records (struct bpf_call_hook_recs); calls it could
+ * not record there (the area full, or being written), and the calls of
+ * tracked programs, reach the post hook with their arguments and the time
+ * saved on the stack (struct bpf_call_hook_args), which records them the
+ * same way. Records reach the trace buffer as rtg_call events of up to
  * RTG_TRACE_BATCH calls of one CPU.
  *
  * A call is kept as only what changes from call to call (struct
@@ -25,33 +28,42 @@
 #include "rtguard_slow.h"
 
 /*
- * Ended calls waiting to be written, up to RTG_TRACE_BATCH to a record
- * and as many as the text of one event holds (@text: the sum of their
- * lines' bounds, see rtg_trace_print()): the trace buffer's reserve and
- * commit cost several times what a call's hooks do. Whoever takes busy
- * first on the CPU (0 -> 1: one instruction, so interrupts see it taken
- * or not) owns the batch; a writer that finds
- * it taken (it interrupted or preempted the owner) writes its call alone.
- * The batch is written when full, by a lazy irq_work its first call
- * queues (run at the CPU's next tick, or at once on a CPU whose tick is
- * stopped), and when a reader asks (rtg_trace_flush_all()). A CPU that
- * traces nothing is never woken.
- */
-struct rtg_trace_batch {
-	u32 busy;
-	u32 n;
-	u32 text;
-	struct rtg_call_rec rec[RTG_TRACE_BATCH];
-};
-
-/*
+ * Each CPU's records waiting to be written (struct bpf_call_hook_recs):
+ * the JIT and the C writers alike take one by adding 1 to both next and
+ * open in one instruction, fill it in, and end it by taking 1 from open;
+ * one taken at or past limit (RTG_TRACE_CAP while the event is on, 0
+ * while it is off) is given back at once, and its call is written alone,
+ * as an event of its own. The area is written when no record is open
+ * (rtg_trace_write_this_cpu()), as events of as many records as one
+ * event's text holds (their text bounds, see rtg_trace_print()): the
+ * trace buffer's reserve and commit cost several times what a call's
+ * record does. It is written when full, by a lazy irq_work that the first
+ * record's end queues (flush_at is 1 until then: run at the CPU's next
+ * tick, or at once on a CPU whose tick is stopped), and when a reader asks
+ * (rtg_trace_flush_all()). A CPU that traces nothing is never woken. A
+ * record stays open while its call sleeps or its task is preempted:
+ * until then the CPU's later calls fill the area and are then written
+ * alone.
+ *
  * Allocated by rtg_trace_init(): too big for the static per-CPU area that
  * all modules share (PERCPU_MODULE_RESERVE). Hooked images pin the module,
  * so every call and run record finds it; the rtg_call event's callbacks and
  * the flushes may also run once rtg_trace_exit() took it away (NULL), as
  * the tracing core turns a going module's events off, and do nothing then.
  */
-static struct rtg_trace_batch __percpu *rtg_trace_batch;
+struct bpf_call_hook_recs __percpu *rtg_trace_recs;
+
+/* next and open, as the one word the JIT adds to */
+#define RTG_REC_TAKE	(1ULL | BIT_ULL(32))
+#define RTG_REC_END	BIT_ULL(32)
+/* next while the area is written: past any limit, so nothing is taken */
+#define RTG_REC_WRITING	BIT_ULL(31)
+static_assert(offsetof(struct bpf_call_hook_recs, open) == sizeof(u32));
+
+static u64 __percpu *rtg_recs_word(struct bpf_call_hook_recs __percpu *recs)
+{
+	return (u64 __percpu *)&recs->next;
+}
 
 /*
  * Runs are recorded (rtg_trace_run()) only while the rtg_call event is on
@@ -89,10 +101,9 @@ static int rtg_trace_runs_set(const char *val, const struct kernel_param *kp)
 
 	if (err)
 		return min(err, 0);
-	mutex_lock(&rtg_trace_runs_lock);
+	guard(mutex)(&rtg_trace_runs_lock);
 	WRITE_ONCE(rtg_trace_runs, on);
 	rtg_trace_runs_update();
-	mutex_unlock(&rtg_trace_runs_lock);
 	return 0;
 }
 
@@ -108,19 +119,17 @@ MODULE_PARM_DESC(trace_runs,
 /* debugfs trace_runs: runs are recorded while it is open */
 static int rtg_trace_runs_open(struct inode *inode, struct file *file)
 {
-	mutex_lock(&rtg_trace_runs_lock);
+	guard(mutex)(&rtg_trace_runs_lock);
 	rtg_trace_runs_holders++;
 	rtg_trace_runs_update();
-	mutex_unlock(&rtg_trace_runs_lock);
 	return 0;
 }
 
 static int rtg_trace_runs_release(struct inode *inode, struct file *file)
 {
-	mutex_lock(&rtg_trace_runs_lock);
+	guard(mutex)(&rtg_trace_runs_lock);
 	rtg_trace_runs_holders--;
 	rtg_trace_runs_update();
-	mutex_unlock(&rtg_trace_runs_lock);
 	return 0;
 }
 
@@ -132,43 +141,58 @@ const struct file_operations rtg_trace_runs_fops = {
 
 static void rtg_trace_event_set(bool on)
 {
-	mutex_lock(&rtg_trace_runs_lock);
+	guard(mutex)(&rtg_trace_runs_lock);
 	rtg_trace_event_on = on;
 	rtg_trace_runs_update();
-	mutex_unlock(&rtg_trace_runs_lock);
+}
+
+static void rtg_trace_flush_ipi(void *unused);
+
+/*
+ * On each CPU, with interrupts off: forget the records of a past session
+ * (ended after the event went off), and take new ones.
+ */
+static void rtg_trace_on_ipi(void *unused)
+{
+	struct bpf_call_hook_recs __percpu *recs = READ_ONCE(rtg_trace_recs);
+
+	if (!recs)
+		return;
+	if (!(this_cpu_read(*rtg_recs_word(recs)) >> 32))
+		this_cpu_write(*rtg_recs_word(recs), 0);
+	this_cpu_write(recs->flush_at, 1);
+	this_cpu_write(recs->limit, RTG_TRACE_CAP);
 }
 
 /* The rtg_call event was turned on: traced calls take their hooked path. */
 int rtg_trace_reg(void)
 {
-	struct rtg_trace_batch __percpu *batch;
-	int cpu;
-
-	rcu_read_lock();
-	batch = READ_ONCE(rtg_trace_batch);
-	/* no traced call has ended since the event was last off */
-	if (batch) {
-		for_each_possible_cpu(cpu) {
-			per_cpu_ptr(batch, cpu)->n = 0;
-			per_cpu_ptr(batch, cpu)->text = 0;
-		}
-	}
-	rcu_read_unlock();
-	if (!batch)
+	if (!READ_ONCE(rtg_trace_recs))
 		return -ENODEV;
+	on_each_cpu(rtg_trace_on_ipi, NULL, 1);
 	rtg_slow_all(1);
 	rtg_trace_event_set(true);
 	return 0;
 }
 
+/* On each CPU: write what waits, and take no more records. */
+static void rtg_trace_off_ipi(void *unused)
+{
+	struct bpf_call_hook_recs __percpu *recs = READ_ONCE(rtg_trace_recs);
+
+	rtg_trace_flush_ipi(NULL);
+	if (recs)
+		this_cpu_write(recs->limit, 0);
+}
+
 /*
- * ... and off: the calls still batched are written first, while the
+ * ... and off: the calls still waiting are written first, while the
  * tracepoint still has its probe, for a reader that turns the event off
  * and then reads what the buffer holds.
  */
 void rtg_trace_unreg(void)
 {
-	rtg_trace_flush_all();
+	on_each_cpu(rtg_trace_off_ipi, NULL, 1);
 	rtg_trace_event_set(false);
 	rtg_slow_all(-1);
 }
@@ -189,36 +213,71 @@ void rtg_hold_trace_unreg(void)
 #define CREATE_TRACE_POINTS
 #include "rtguard_trace.h"
 
-/* Write the batch of this CPU, whose busy the caller took. */
-static void rtg_trace_write(struct rtg_trace_batch *b)
+/*
+ * Write @nr records as events of as many as one event's text holds: an
+ * event ends once the sum of its lines' bounds passes RTG_TRACE_TEXT_MAX
+ * - RTG_TRACE_LINE_MAX (see rtg_trace_print()), or at RTG_TRACE_BATCH.
+ */
+static void rtg_trace_write(const struct rtg_call_rec *r, u32 nr)
 {
-	if (b->n)
-		trace_rtg_call(b->rec, b->n, rtg_clock());
-	b->n = 0;
-	b->text = 0;
+	u64 tsc = rtg_clock();
+	u32 i, first = 0, text = 0;
+
+	for (i = 0; i < nr; i++) {
+		text += r[i].text;
+		if (text > RTG_TRACE_TEXT_MAX - RTG_TRACE_LINE_MAX ||
+		    i + 1 - first == RTG_TRACE_BATCH) {
+			trace_rtg_call(r + first, i + 1 - first, tsc);
+			first = i + 1;
+			text = 0;
+		}
+	}
+	if (first < nr)
+		trace_rtg_call(r + first, nr - first, tsc);
+}
+
+/*
+ * Write this CPU's records, with preemption off. Returns false, having
+ * written nothing, while a record is open (or one was taken meanwhile, by
+ * an interrupt), or when it interrupted a write of them: the writer of
+ * that record writes them once it ends it, when the area is full, the
+ * write it interrupted does, or a flush tries again.
+ */
+static bool rtg_trace_write_this_cpu(struct bpf_call_hook_recs __percpu *recs)
+{
+	u64 __percpu *word = rtg_recs_word(recs);
+	u64 old = this_cpu_read(*word);
+	/* with none open, next counts the records taken and not given back */
+	u32 nr = min_t(u32, (u32)old, RTG_TRACE_CAP);
+
+	/* open records, or another write of the area this one interrupted */
+	if (old >> 32 || (u32)old >= RTG_REC_WRITING)
+		return false;
+	if (!nr)
+		return true;
+	/* no record can be taken while they are read, but given back */
+	if (this_cpu_cmpxchg(*word, old, RTG_REC_WRITING) != old)
+		return false;
+	rtg_trace_write((const struct rtg_call_rec *)this_cpu_ptr(recs)->rec, nr);
+	this_cpu_write(recs->flush_at, 1);
+	this_cpu_write(*word, 0);
+	return true;
 }
 
 /*
  * Write this CPU's waiting calls. Called with preemption off; does
- * nothing, and returns false, when it interrupted the batch's owner.
+ * nothing, and returns false, while a record is open.
  */
 static bool rtg_trace_flush_this_cpu(void)
 {
-	struct rtg_trace_batch __percpu *batch = READ_ONCE(rtg_trace_batch);
-	bool owner;
+	struct bpf_call_hook_recs __percpu *recs = READ_ONCE(rtg_trace_recs);
 
-	if (!batch)
-		return true;
-	owner = this_cpu_inc_return(batch->busy) == 1;
-	if (owner)
-		rtg_trace_write(this_cpu_ptr(batch));
-	this_cpu_dec(batch->busy);
-	return owner;
+	return !recs || rtg_trace_write_this_cpu(recs);
 }
 
 static void rtg_trace_flush_work_fn(struct irq_work *work)
 {
-	/* the owner it interrupted writes nothing more: try the next tick */
+	/* the record it interrupted, or a preempted one, is open: try the next tick */
 	if (!rtg_trace_flush_this_cpu())
 		irq_work_queue(work);
 }
@@ -241,26 +300,49 @@ void rtg_trace_flush_all(void)
 	on_each_cpu(rtg_trace_flush_ipi, NULL, 1);
 }
 
-/*
- * Count in the record the owner of this CPU's batch just wrote at its
- * end, whose line is at most @line_max bytes: write the batch when full
- * (once the next record's line might start too far for the event's
- * text), or have it written soon. In line: a traced call's post hook
- * runs it.
+/**
+ * rtg_trace_rec_flush() - a record ended with next at flush_at
+ *
+ * The &bpf_call_hook_site.rec_flush of traced sites, and called as the C
+ * writers end theirs: write the area once it is full; after the first
+ * record since it was last written, have it written soon.
  */
-static __always_inline void rtg_trace_add(struct rtg_trace_batch *b, u32 line_max)
+notrace void rtg_trace_rec_flush(void)
 {
-	b->text += line_max;
-	if (++b->n == RTG_TRACE_BATCH || b->text > RTG_TRACE_TEXT_MAX - RTG_TRACE_LINE_MAX)
-		rtg_trace_write(b);
-	else if (b->n == 1)
+	struct bpf_call_hook_recs __percpu *recs = rtg_trace_recs;
+
+	preempt_disable_notrace();
+	if (this_cpu_read(recs->next) >= this_cpu_read(recs->limit)) {
+		rtg_trace_write_this_cpu(recs);
+	} else {
+		this_cpu_write(recs->flush_at, RTG_TRACE_CAP);
 		irq_work_queue(this_cpu_ptr(&rtg_trace_flush_work));
+	}
+	preempt_enable_notrace();
 }
 
-/* A record made while this CPU's batch has an owner it interrupted. */
-static void rtg_trace_alone(const struct rtg_call_rec *r)
+/*
+ * Take a record on this CPU, for a C writer that runs with migration
+ * disabled, as the JIT does: NULL when the area has none to give.
+ */
+static __always_inline struct rtg_call_rec *rtg_trace_take(struct bpf_call_hook_recs __percpu *recs)
 {
-	trace_rtg_call(r, 1, rtg_clock());
+	u64 __percpu *word = rtg_recs_word(recs);
+	u32 i = (u32)this_cpu_add_return(*word, RTG_REC_TAKE) - 1;
+
+	if (likely(i < this_cpu_read(recs->limit)))
+		return (struct rtg_call_rec *)&this_cpu_ptr(recs)->rec[i];
+	this_cpu_sub(*word, RTG_REC_TAKE);
+	return NULL;
+}
+
+/* End a record rtg_trace_take() gave. */
+static __always_inline void rtg_trace_end(struct bpf_call_hook_recs __percpu *recs)
+{
+	u32 next = (u32)this_cpu_sub_return(*rtg_recs_word(recs), RTG_REC_END);
+
+	if (unlikely(next >= this_cpu_read(recs->flush_at)))
+		rtg_trace_rec_flush();
 }
 
 static __always_inline void rtg_trace_fill(struct rtg_call_rec *r,
@@ -271,9 +353,16 @@ static __always_inline void rtg_trace_fill(struct rtg_call_rec *r,
 	r->ret = ret;
 	r->end = end;
 	r->cycles = end - args->tsc;
-	r->site = site->trace_id;
 	r->pid = current->pid;
+	r->site = site->trace_id;
 	r->kind = RTG_REC_CALL;
+	r->text = site->line_max;
+}
+
+/* A record the area had no room for: an event of its own. */
+static void rtg_trace_alone(const struct rtg_call_rec *r)
+{
+	trace_rtg_call(r, 1, rtg_clock());
 }
 
 static noinline void rtg_trace_call_alone(const struct bpf_call_hook_args *args,
@@ -287,28 +376,26 @@ static noinline void rtg_trace_call_alone(const struct bpf_call_hook_args *args,
 
 /*
  * Record a traced call; see rtg_trace_call(). The program that made it
- * runs with migration disabled, so this CPU's batch stays this CPU's;
- * another task that preempts the batch's owner finds it taken and
- * writes its call alone, as an interrupt does.
+ * runs with migration disabled, so this CPU's area stays this CPU's.
  */
 static __always_inline void __rtg_trace_call(const struct bpf_call_hook_args *args,
 					     const struct rtg_site *site, u64 ret)
 {
-	struct rtg_trace_batch *b;
+	struct bpf_call_hook_recs __percpu *recs = rtg_trace_recs;
+	struct rtg_call_rec *r;
 	u64 end;
 
 	/* the event was turned on after the call took its in-line path */
 	if (!trace_rtg_call_enabled() || unlikely(!args))
 		return;
 	end = rtg_clock();
-	b = this_cpu_ptr(rtg_trace_batch);
-	if (likely(this_cpu_inc_return(rtg_trace_batch->busy) == 1)) {
-		rtg_trace_fill(&b->rec[b->n], args, site, ret, end);
-		rtg_trace_add(b, site->line_max);
+	r = rtg_trace_take(recs);
+	if (likely(r)) {
+		rtg_trace_fill(r, args, site, ret, end);
+		rtg_trace_end(recs);
 	} else {
 		rtg_trace_call_alone(args, site, ret, end);
 	}
-	this_cpu_dec(rtg_trace_batch->busy);
 }
 
 /**
@@ -328,20 +415,20 @@ void rtg_trace_call(const struct bpf_call_hook_args *args, const struct rtg_site
 	__rtg_trace_call(args, site, ret);
 }
 
-/* Add a record that is not a call's to this CPU's batch. */
+/* Add a record that is not a call's to this CPU's area. */
 static void rtg_trace_record(const struct rtg_call_rec *r)
 {
-	struct rtg_trace_batch *b;
+	struct bpf_call_hook_recs __percpu *recs = rtg_trace_recs;
+	struct rtg_call_rec *to;
 
 	preempt_disable_notrace();
-	b = this_cpu_ptr(rtg_trace_batch);
-	if (likely(this_cpu_inc_return(rtg_trace_batch->busy) == 1)) {
-		b->rec[b->n] = *r;
-		rtg_trace_add(b, RTG_TRACE_RECORD_LINE_MAX);
+	to = rtg_trace_take(recs);
+	if (likely(to)) {
+		*to = *r;
+		rtg_trace_end(recs);
 	} else {
 		rtg_trace_alone(r);
 	}
-	this_cpu_dec(rtg_trace_batch->busy);
 	preempt_enable_notrace();
 }
 
@@ -361,6 +448,7 @@ void rtg_trace_run(const struct rtg_run *run, u64 ret)
 		.site = run->image->run_id,
 		.pid = current->pid,
 		.kind = RTG_REC_RUN,
+		.text = RTG_TRACE_RECORD_LINE_MAX,
 	};
 	u64 ns;
 
@@ -389,6 +477,7 @@ void rtg_trace_stop_release(const struct rtg_site *acq, u64 obj)
 		.site = acq->trace_id,
 		.pid = current->pid,
 		.kind = RTG_REC_RELEASE,
+		.text = RTG_TRACE_RECORD_LINE_MAX,
 	};
 
 	if (trace_rtg_call_enabled() && r.site)
@@ -398,8 +487,8 @@ void rtg_trace_stop_release(const struct rtg_site *acq, u64 obj)
 /*
  * A recorder that runs a command and turns tracing off as soon as it
  * exits (trace-cmd record CMD) would miss the command's last calls, which
- * wait in their CPU's batch until its next tick: while the event is on,
- * a task's exit writes every batch that holds a call.
+ * wait in their CPU's records until its next tick: while the event is
+ * on, a task's exit writes every CPU's records.
  */
 static struct tracepoint *rtg_exit_tp;
 
@@ -409,21 +498,21 @@ static void rtg_trace_find_exit_tp(struct tracepoint *tp, void *priv)
 		rtg_exit_tp = tp;
 }
 
-static bool rtg_trace_batch_waits(int cpu, void *unused)
+static bool rtg_trace_recs_wait(int cpu, void *unused)
 {
-	struct rtg_trace_batch __percpu *batch = READ_ONCE(rtg_trace_batch);
+	struct bpf_call_hook_recs __percpu *recs = READ_ONCE(rtg_trace_recs);
 
-	return batch && READ_ONCE(per_cpu_ptr(batch, cpu)->n);
+	return recs && READ_ONCE(per_cpu_ptr(recs, cpu)->next);
 }
 
 static void rtg_trace_task_exit(void *data, struct task_struct *p)
 {
 	if (trace_rtg_call_enabled())
-		on_each_cpu_cond(rtg_trace_batch_waits, rtg_trace_flush_ipi, NULL, 1);
+		on_each_cpu_cond(rtg_trace_recs_wait, rtg_trace_flush_ipi, NULL, 1);
 }
 
 /**
- * rtg_trace_init() - set up each CPU's batch and flush, before anything
+ * rtg_trace_init() - set up each CPU's records and flush, before anything
  *	is traced
  *
  * Return: 0, or -ENOMEM.
@@ -432,8 +521,9 @@ int rtg_trace_init(void)
 {
 	int cpu;
 
-	rtg_trace_batch = alloc_percpu(struct rtg_trace_batch);
-	if (!rtg_trace_batch)
+	rtg_trace_recs = __alloc_percpu(struct_size(rtg_trace_recs, rec, RTG_TRACE_CAP),
+					__alignof__(struct bpf_call_hook_recs));
+	if (!rtg_trace_recs)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu)
 		per_cpu(rtg_trace_flush_work, cpu) = IRQ_WORK_INIT_LAZY(rtg_trace_flush_work_fn);
@@ -451,7 +541,7 @@ int rtg_trace_init(void)
  */
 void rtg_trace_exit(void)
 {
-	struct rtg_trace_batch __percpu *batch = rtg_trace_batch;
+	struct bpf_call_hook_recs __percpu *recs = rtg_trace_recs;
 	int cpu;
 
 	if (rtg_exit_tp) {
@@ -460,14 +550,14 @@ void rtg_trace_exit(void)
 	}
 	for_each_possible_cpu(cpu)
 		irq_work_sync(per_cpu_ptr(&rtg_trace_flush_work, cpu));
-	if (!batch)
+	if (!recs)
 		return;
-	/* while the event may still be on, with nothing left to batch */
+	/* while the event may still be on, with nothing left to record */
 	rtg_trace_flush_all();
-	WRITE_ONCE(rtg_trace_batch, NULL);
+	WRITE_ONCE(rtg_trace_recs, NULL);
 	/* flushes run with interrupts off: RCU readers */
 	synchronize_rcu();
-	free_percpu(batch);
+	free_percpu(recs);
 }
 
 /**

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Runs as rtg-strace -g shows them: a run whose calls are made by the
- * program, by a bpf_loop() callback and by a global function; and a run
- * the watchdog stops while it holds an object.
+ * program, by a bpf_loop() callback and by a global function; one whose
+ * callback makes more calls than a CPU keeps records of; and a run the
+ * watchdog stops while it holds an object.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -31,6 +32,18 @@ int debug_graph(void *ctx)
 	bpf_loop(3, loop_cb, NULL, 0);		/* strace: main_loop */
 	global_work(1);				/* strace: main_work */
 	return 7;
+}
+
+/*
+ * More calls inside one call than a CPU keeps records of (RTG_TRACE_CAP,
+ * 144): the JIT records bpf_loop()'s call and the first of its
+ * callback's, and the rest are written alone while bpf_loop()'s record
+ * is open
+ */
+SEC("syscall")
+int debug_graph_full(void *ctx)
+{
+	return bpf_loop(200, loop_cb, NULL, 0);	/* strace: full_loop */
 }
 
 /* a second of sleeps while holding an object: a 100 ms watchdog stops it */

@@ -24,6 +24,7 @@ static struct debuggraph_bpf *load_graph(void)
 	if (!ASSERT_OK_PTR(skel, "open debuggraph"))
 		return NULL;
 	prog_set_debug(skel->progs.debug_graph);
+	prog_set_debug(skel->progs.debug_graph_full);
 	prog_set_debug(skel->progs.debug_stopped);
 	prog_set_debug(skel->progs.debug_tail);
 	if (ASSERT_OK(debuggraph_bpf__load(skel), "load debuggraph"))
@@ -222,6 +223,50 @@ void test_debug_graph_blinded(void)
 		return;
 	graph_run();
 	write_file(JIT_HARDEN, old);
+}
+
+/*
+ * A call whose record stays open (bpf_loop()) while its callback makes
+ * more calls than the CPU's area of records holds: the JIT takes records
+ * for bpf_loop() and the first 143 calls, the others are written alone
+ * (kernel patch 25); each call is printed once, in order, under
+ * bpf_loop(), and nothing is lost.
+ */
+WITH_MODULE(test_debug_graph_full, "debug=flag");
+void test_debug_graph_full(void)
+{
+	struct debuggraph_bpf *skel = load_graph();
+	unsigned long long lost = 1;
+	int n, i, loop, cb, calls = 0;
+	char args[64], **lines;
+
+	if (!skel)
+		return;
+	if (!ASSERT_OK(strace_start_graph(), "enable the event, runs recorded"))
+		goto out;
+	ASSERT_EQ(run_prog(skel->progs.debug_graph_full), 200, "run debug_graph_full");
+	snprintf(args, sizeof(args), "-g -p %u", prog_id_of(skel->progs.debug_graph_full));
+	n = strace_run(args, &lines, &lost);
+	for (i = 0; i < n && i < 4; i++)
+		printf("  %s\n", lines[i]);
+	for (i = n > 8 ? n - 4 : 4; i < n; i++)
+		printf("  %s\n", lines[i]);
+	ASSERT_EQ(lost, 0, "no record lost");
+	loop = find_line(lines, n, 0, 1, "bpf_loop(nr_loops=200, ");
+	if (!ASSERT_GE(loop, 0, "bpf_loop, inside the run"))
+		goto out;
+	ASSERT_HAS_STR(lines[loop], ") {", "bpf_loop opens: its callback made calls");
+	cb = find_line(lines, n, loop + 1, 2, "loop_cb() {");
+	ASSERT_EQ(cb, loop + 1, "the callback's name under bpf_loop");
+	for (i = cb + 1; i < n && depth_of(lines[i]) == 3; i++)
+		calls += !strncmp(text_of(lines[i]), "bpf_get_prandom_u32() = ", 24);
+	ASSERT_EQ(calls, 200, "each call of the callback, once, under it");
+	ASSERT_EQ(i - cb - 1, 200, "nothing else under it");
+	ASSERT_GT(find_line(lines, n, cb + 1, 1, "} = 200 <"), cb,
+		  "bpf_loop closes with its result, after them");
+out:
+	strace_stop();
+	debuggraph_bpf__destroy(skel);
 }
 
 /*
