@@ -155,11 +155,14 @@ static void rtg_trace_flush_ipi(void *unused);
 static void rtg_trace_on_ipi(void *unused)
 {
 	struct bpf_call_hook_recs __percpu *recs = READ_ONCE(rtg_trace_recs);
+	u64 old;
 
 	if (!recs)
 		return;
-	if (!(this_cpu_read(*rtg_recs_word(recs)) >> 32))
-		this_cpu_write(*rtg_recs_word(recs), 0);
+	old = this_cpu_read(*rtg_recs_word(recs));
+	/* none open, and not a write of them this interrupted */
+	if (!(old >> 32) && (u32)old < RTG_REC_WRITING)
+		this_cpu_cmpxchg(*rtg_recs_word(recs), old, 0);
 	this_cpu_write(recs->flush_at, 1);
 	this_cpu_write(recs->limit, RTG_TRACE_CAP);
 }
