@@ -241,10 +241,16 @@ static bool rtg_select(void *data, struct bpf_prog *prog,
 		hook->post = rtg_trace_post;
 		hook->pass_args = true;
 		hook->plain_when_clear = true;
-		hook->recs = rtg_trace_recs;
-		hook->rec_tag = site->trace_id | (u64)RTG_REC_CALL << 32 |
-				(u64)site->line_max << 48;
-		hook->rec_flush = rtg_trace_rec_flush;
+		/*
+		 * not while a call may sleep: its record would stay open, and
+		 * the CPU's later calls be written alone, for as long
+		 */
+		if (!prog->sleepable) {
+			hook->recs = rtg_trace_recs;
+			hook->rec_tag = site->trace_id | (u64)RTG_REC_CALL << 32 |
+					(u64)site->line_max << 48;
+			hook->rec_flush = rtg_trace_rec_flush;
+		}
 	} else {
 		site->count = image->counts + image->nr_sites;
 		/* all the hook needs */

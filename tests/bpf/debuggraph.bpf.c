@@ -38,10 +38,11 @@ int debug_graph(void *ctx)
  * More calls inside one call than a CPU keeps records of (RTG_TRACE_CAP,
  * 144): the JIT records bpf_loop()'s call and the first of its
  * callback's, and the rest are written alone while bpf_loop()'s record
- * is open
+ * is open (a tc program: the calls of sleepable ones, such as syscall
+ * programs, are not recorded in line)
  */
-SEC("syscall")
-int debug_graph_full(void *ctx)
+SEC("tc")
+int debug_graph_full(struct __sk_buff *skb)
 {
 	return bpf_loop(200, loop_cb, NULL, 0);	/* strace: full_loop */
 }
