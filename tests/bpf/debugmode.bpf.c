@@ -52,9 +52,7 @@ int debug_other(void *ctx)
 	return rtg_test_arg2(1, 2) == 1002 ? 0 : 1;
 }
 
-/* ten traced calls per run, for the all-CPU test */
-SEC("syscall")
-int debug_burst(void *ctx)
+static __always_inline int burst(void)
 {
 	__u64 sum = 0;
 	int i;
@@ -62,6 +60,23 @@ int debug_burst(void *ctx)
 	for (i = 0; i < 10; i++)
 		sum += rtg_test_arg2(i, 1);
 	return sum == 45010 ? 0 : 1;
+}
+
+/*
+ * ten traced calls per run, for the all-CPU test: recorded in line by the
+ * JIT (a tc program) ...
+ */
+SEC("tc")
+int debug_burst(struct __sk_buff *skb)
+{
+	return burst();
+}
+
+/* ... and through the post hook (a sleepable program), in the same records */
+SEC("syscall")
+int debug_burst_sleepable(void *ctx)
+{
+	return burst();
 }
 
 struct {

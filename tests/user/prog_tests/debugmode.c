@@ -458,15 +458,20 @@ static void *burst_thread(void *arg)
 
 	pin_cpu(b->cpu);
 	for (i = 0; i < b->runs; i++)
-		b->bad += run_prog(b->skel->progs.debug_burst) != 0;
+		b->bad += run_prog(i & 1 ? b->skel->progs.debug_burst_sleepable :
+					   b->skel->progs.debug_burst) != 0;
 	return NULL;
 }
 
-/* 10,000 calls from all CPUs: each one recorded, or counted as lost. */
+/*
+ * 10,000 calls from all CPUs, half recorded in line by the JIT and half
+ * by the post hook into the same areas: each one recorded, or counted as
+ * lost.
+ */
 WITH_MODULE(test_debug_all_cpus, "debug=all");
 void test_debug_all_cpus(void)
 {
-	int n, i, cpus = ncpus(), made = 0;
+	int n, i, cpus = ncpus(), made = 0, tc = 0, sleepable = 0;
 	struct debugmode_bpf *skel;
 	unsigned long long lost = 0;
 	struct burst b[64];
@@ -483,7 +488,8 @@ void test_debug_all_cpus(void)
 	if (!ASSERT_OK(strace_start(), "enable the trace event"))
 		goto out;
 	for (i = 0; i < cpus; i++) {
-		b[i] = (struct burst){ skel, i, (BURST_CALLS / 10 + cpus - 1) / cpus, 0 };
+		/* an even number of runs: as many of each program */
+		b[i] = (struct burst){ skel, i, ((BURST_CALLS / 10 + cpus - 1) / cpus + 1) & ~1, 0 };
 		made += b[i].runs * 10;
 		pthread_create(&th[i], NULL, burst_thread, &b[i]);
 	}
@@ -491,7 +497,14 @@ void test_debug_all_cpus(void)
 		pthread_join(th[i], NULL);
 		ASSERT_EQ(b[i].bad, 0, "bad runs on CPU %d", i);
 	}
-	n = strace_lines(prog_id_of(skel->progs.debug_burst), &lines, &lost);
+	/* one read of the buffer: rtg-strace consumes what it reads */
+	n = strace_run("-e rtg_test_arg2", &lines, &lost);
+	for (i = 0; i < n; i++) {
+		tc += !!strstr(lines[i], " debug_burst+");
+		sleepable += !!strstr(lines[i], " debug_burst_sle+");
+	}
+	ASSERT_EQ(tc, made / 2, "calls of the tc program");
+	ASSERT_EQ(sleepable, made / 2, "calls of the sleepable program");
 	printf("  %d calls made from %d CPUs: %d traced, %llu reported lost\n",
 	       made, cpus, n, lost);
 	if (ASSERT_NE(lost, ~0ULL, "rtg-strace reports lost records"))
