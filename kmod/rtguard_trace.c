@@ -280,9 +280,15 @@ static bool rtg_trace_flush_this_cpu(void)
 
 static void rtg_trace_flush_work_fn(struct irq_work *work)
 {
-	/* the record it interrupted, or a preempted one, is open: try the next tick */
-	if (!rtg_trace_flush_this_cpu())
-		irq_work_queue(work);
+	struct bpf_call_hook_recs __percpu *recs = READ_ONCE(rtg_trace_recs);
+
+	/*
+	 * a record is open (its call runs, or its task was preempted): the
+	 * next record's end queues this again (flush_at 1), never a record
+	 * that stays open, so that irq_work_sync() at exit returns
+	 */
+	if (!rtg_trace_flush_this_cpu() && recs)
+		this_cpu_write(recs->flush_at, 1);
 }
 
 /* set up by rtg_trace_init(): a module's per-CPU data is not relocated */
