@@ -386,9 +386,9 @@ tail:
  * One line per call, the first on the event's own line: program+insn,
  * function(argument=value, ...) = result, duration, task. An event's text
  * must fit in the trace_seq trace_pipe prints an event into, after its
- * header ("[LINE TOO BIG]" for one that does not): the writer ends a
- * batch before the sum of its lines' bounds (&rtg_site.line_max) reaches
- * RTG_TRACE_TEXT_MAX - RTG_TRACE_LINE_MAX, and no line here starts past
+ * header ("[LINE TOO BIG]" for one that does not): rtg_trace_write() ends
+ * an event once the sum of its records' line bounds (&rtg_call_rec.text)
+ * passes RTG_TRACE_TEXT_MAX - RTG_TRACE_LINE_MAX, and no line here starts past
  * that (a line is shorter than RTG_TRACE_LINE_MAX), so the calls left, if
  * ever, are counted instead.
  *
