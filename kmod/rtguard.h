@@ -665,17 +665,36 @@ struct rtg_callee_regs {
 #define RTG_HELD_MAX_FRAMES	(MAX_CALL_FRAMES + 1)
 
 /**
+ * struct rtg_held_part - one description of what a run holds, and its frames
+ * @d: the description
+ * @base: the index in &rtg_held_cx.fr of the innermost frame it names
+ */
+struct rtg_held_part {
+	const struct bpf_held_desc *d;
+	int base;
+};
+
+/**
  * struct rtg_held_cx - where a run's values are, seen from its pre hook
  * @args: BPF R1 to R5 of the calling frame
  * @fr: the program's frames, the calling one first (@frames)
  * @nr_frames: entries in @fr
  * @frames: room for them
+ * @part: the descriptions that name what the run holds, the call's first,
+ *	then for a global function's frames, that of the call of the
+ *	function in the frame outside, and so on
+ * @nr_parts: entries in @part
+ * @whole: @part ends with a description the verifier began from the main
+ *	program, and names every frame of the run
  */
 struct rtg_held_cx {
 	const u64 *args;
 	const struct bpf_call_hook_frame *fr;
 	int nr_frames;
 	struct bpf_call_hook_frame frames[RTG_HELD_MAX_FRAMES];
+	struct rtg_held_part part[RTG_HELD_MAX_FRAMES];
+	int nr_parts;
+	bool whole;
 };
 
 /* What reading a description found, counted in debugfs stats */
@@ -710,8 +729,6 @@ struct rtg_held_res {
 int rtg_held_resolve(const struct rtg_site *site, const u64 *args,
 		     const struct rtg_callee_regs *regs, struct rtg_held_res *res,
 		     int max, u8 *sections);
-enum rtg_held_count rtg_held_read(const struct bpf_held_desc *d, u32 *i,
-				  const struct rtg_held_cx *cx, u64 *obj, u64 *slot);
 void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
 		    const u64 *args, const struct rtg_callee_regs *regs);
 bool rtg_held_prog_new(const struct bpf_prog_aux *main);

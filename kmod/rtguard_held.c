@@ -48,9 +48,9 @@ static const char * const rtg_held_kind_names[] = {
 
 /**
  * rtg_held_read() - the object a resource's places hold on this run
- * @d: the description
- * @i: index in @d->loc of the resource's first place; on return, of the
- *	next resource's
+ * @part: the description, and where its frames are in @cx
+ * @i: index in @part->d->loc of the resource's first place; on return, of
+ *	the next resource's
  * @cx: where the run's registers and frames are
  * @obj: the object (for a dynptr, its record; for an iterator, its slot),
  *	or 0 when the resource is not held on this run (all of its places
@@ -60,24 +60,33 @@ static const char * const rtg_held_kind_names[] = {
  * Return: RTG_HELD_OK, RTG_HELD_UNREADABLE when a place cannot be read
  * from here, or RTG_HELD_AMBIGUOUS when the places disagree.
  */
-enum rtg_held_count rtg_held_read(const struct bpf_held_desc *d, u32 *i,
-				  const struct rtg_held_cx *cx, u64 *obj, u64 *slot)
+static enum rtg_held_count rtg_held_read(const struct rtg_held_part *part, u32 *i,
+					 const struct rtg_held_cx *cx, u64 *obj, u64 *slot)
 {
+	const struct bpf_held_desc *d = part->d;
 	enum rtg_held_count res = RTG_HELD_OK;
 	u8 ref = d->loc[*i].ref;
-	u32 places = 0, nulls = 0;
+	u32 places = 0, nulls = 0, gone = 0;
 	bool have = false;
 	u64 v;
 
 	*obj = 0;
 	for (; *i < d->nr_locs && d->loc[*i].ref == ref; (*i)++) {
 		const struct bpf_held_loc *l = &d->loc[*i];
-		int depth = d->frames - 1 - l->frame;
+		int depth = part->base + d->frames - 1 - l->frame;
 
 		if (res != RTG_HELD_OK)
 			continue;
 		if (l->reg == BPF_HELD_NOWHERE || depth >= cx->nr_frames) {
 			res = RTG_HELD_UNREADABLE;
+			continue;
+		}
+		if (depth && l->reg >= BPF_REG_1 && l->reg <= BPF_REG_5) {
+			/*
+			 * the arguments of a global function's call, which
+			 * clobbers them: the resource has other places
+			 */
+			gone++;
 			continue;
 		}
 		if (l->reg == BPF_HELD_STACK) {
@@ -117,6 +126,8 @@ enum rtg_held_count rtg_held_read(const struct bpf_held_desc *d, u32 *i,
 	/* not held here: every place NULL, or else they disagree */
 	if (res == RTG_HELD_OK && ((nulls && nulls != places) || (have && !*obj)))
 		res = RTG_HELD_AMBIGUOUS;
+	if (res == RTG_HELD_OK && gone && !places)
+		res = RTG_HELD_UNREADABLE;
 	return res;
 }
 
@@ -151,8 +162,39 @@ static void rtg_held_report(const struct rtg_site *site, const char *what, u64 o
 }
 
 /*
+ * Chain the descriptions that name what the run holds, from @d, the
+ * call's: where @d's verifier state began from a global function, the
+ * frame outside it is making the call of that function, whose own
+ * description names what that frame and those outside it hold.
+ */
+static void rtg_held_chain(struct rtg_held_cx *cx, const struct bpf_held_desc *d)
+{
+	int base = 0;
+
+	cx->nr_parts = 0;
+	cx->whole = false;
+	for (;;) {
+		cx->part[cx->nr_parts].d = d;
+		cx->part[cx->nr_parts++].base = base;
+		base += d->frames;
+		if (!d->global) {
+			cx->whole = base == cx->nr_frames;
+			return;
+		}
+		if (base >= cx->nr_frames || !cx->fr[base].call ||
+		    cx->nr_parts == ARRAY_SIZE(cx->part))
+			return;
+		d = cx->fr[base].call->held;
+		if (!d || d->flags)
+			return;
+	}
+}
+
+/*
  * Find the frames of the run making @site's call that description @d
- * names (and one more, to tell whether the run has more).
+ * names (and one more, to tell whether the run has more), and for a
+ * global function's, those outside it, then the descriptions that name
+ * them.
  */
 static bool rtg_held_cx_init(struct rtg_held_cx *cx, const struct rtg_site *site,
 			     const struct bpf_held_desc *d, const u64 *args,
@@ -162,18 +204,36 @@ static bool rtg_held_cx_init(struct rtg_held_cx *cx, const struct rtg_site *site
 
 	cx->args = args;
 	cx->fr = fr;
-	/* the calling frame alone: its registers are all here */
-	if (d->frames > 1) {
-		int n = min_t(int, d->frames + 1, RTG_HELD_MAX_FRAMES);
+	if (d->frames > 1 || d->global) {
+		int n = d->global ? RTG_HELD_MAX_FRAMES :
+			min_t(int, d->frames + 1, RTG_HELD_MAX_FRAMES);
 
 		cx->nr_frames = bpf_call_hook_frames(site->main, regs->r, fr, n);
-		return cx->nr_frames && fr[0].fp == regs->fp;
+		if (!cx->nr_frames || fr[0].fp != regs->fp)
+			return false;
+	} else {
+		/* the calling frame alone: its registers are all here */
+		fr[0].fp = regs->fp;
+		memcpy(fr[0].r, regs->r, sizeof(fr[0].r));
+		fr[0].known = GENMASK(ARRAY_SIZE(fr[0].r) - 1, 0);
+		fr[0].call = NULL;
+		cx->nr_frames = 1;
 	}
-	fr[0].fp = regs->fp;
-	memcpy(fr[0].r, regs->r, sizeof(fr[0].r));
-	fr[0].known = GENMASK(ARRAY_SIZE(fr[0].r) - 1, 0);
-	cx->nr_frames = 1;
+	rtg_held_chain(cx, d);
 	return true;
+}
+
+/* rcu and preempt depths of the run, as @cx's descriptions name them */
+static void rtg_held_sections(const struct rtg_held_cx *cx, u8 *sections)
+{
+	int p;
+
+	sections[RTG_SECTION_RCU] = 0;
+	sections[RTG_SECTION_PREEMPT] = 0;
+	for (p = 0; p < cx->nr_parts; p++) {
+		sections[RTG_SECTION_RCU] += cx->part[p].d->rcu;
+		sections[RTG_SECTION_PREEMPT] += cx->part[p].d->preempt;
+	}
 }
 
 /**
@@ -193,9 +253,11 @@ void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
 {
 	const struct bpf_held_desc *d = site->held;
 	struct rtg_held_cx cx;
-	bool used[64] = {}, whole, complete = true;
+	bool used[64] = {}, complete = true;
+	u8 sections[RTG_NR_SECTIONS];
 	u64 obj, slot;
 	u32 i, j;
+	int p;
 
 	if (!d || d->flags) {
 		rtg_held_count(RTG_HELD_NO_DESC);
@@ -210,7 +272,7 @@ void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
 	 * that needs it is checked, and every call a stop happens at, so
 	 * that a long run is not slowed into an RCU stall.
 	 */
-	if (d->frames > 1 && !run->stop &&
+	if ((d->frames > 1 || d->global) && !run->stop &&
 	    (this_cpu_inc_return(rtg_held_walks) & (RTG_HELD_WALK_EVERY - 1))) {
 		rtg_held_count(RTG_HELD_NOT_SAMPLED);
 		return;
@@ -219,35 +281,37 @@ void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
 		rtg_held_count(RTG_HELD_UNREADABLE);
 		return;
 	}
-	/* the description covers the run when no frame of it lies outside */
-	whole = !d->global && cx.nr_frames == d->frames;
+	for (p = 0; p < cx.nr_parts; p++) {
+		const struct rtg_held_part *part = &cx.part[p];
 
-	for (i = 0; i < d->nr_locs;) {
-		u8 kind = d->loc[i].kind;
-		enum rtg_held_count res;
+		for (i = 0; i < part->d->nr_locs;) {
+			u8 kind = part->d->loc[i].kind;
+			enum rtg_held_count res;
 
-		res = rtg_held_read(d, &i, &cx, &obj, &slot);
-		if (res != RTG_HELD_OK) {
-			rtg_held_count(res);
-			complete = false;
-			continue;
-		}
-		if (!obj)
-			continue;
-		for (j = 0; j < run->count; j++) {
-			const struct rtg_held *h = &run->held[j];
+			res = rtg_held_read(part, &i, &cx, &obj, &slot);
+			if (res != RTG_HELD_OK) {
+				rtg_held_count(res);
+				complete = false;
+				continue;
+			}
+			if (!obj)
+				continue;
+			for (j = 0; j < run->count; j++) {
+				const struct rtg_held *h = &run->held[j];
 
-			if (!used[j] && h->obj && !rtg_held_is_clone(h) &&
-			    rtg_held_matches(h, obj, kind))
-				break;
+				if (!used[j] && h->obj && !rtg_held_is_clone(h) &&
+				    rtg_held_matches(h, obj, kind))
+					break;
+			}
+			if (j == run->count) {
+				rtg_held_report(site, "described, not in the table:", obj, kind);
+				return;
+			}
+			used[j] = true;
 		}
-		if (j == run->count) {
-			rtg_held_report(site, "described, not in the table:", obj, kind);
-			return;
-		}
-		used[j] = true;
 	}
-	if (whole && complete) {
+	/* the descriptions cover the run when no frame of it lies outside */
+	if (cx.whole && complete) {
 		for (j = 0; j < run->count; j++) {
 			const struct rtg_held *h = &run->held[j];
 
@@ -257,10 +321,12 @@ void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
 				return;
 			}
 		}
-		if (run->sections[RTG_SECTION_RCU] != d->rcu ||
-		    run->sections[RTG_SECTION_PREEMPT] != d->preempt) {
-			rtg_held_report(site, "sections differ: rcu/preempt", d->rcu * 256 +
-					d->preempt, BPF_HELD_LOCK + 1);
+		rtg_held_sections(&cx, sections);
+		if (run->sections[RTG_SECTION_RCU] != sections[RTG_SECTION_RCU] ||
+		    run->sections[RTG_SECTION_PREEMPT] != sections[RTG_SECTION_PREEMPT]) {
+			rtg_held_report(site, "sections differ: rcu/preempt",
+					sections[RTG_SECTION_RCU] * 256 +
+					sections[RTG_SECTION_PREEMPT], BPF_HELD_LOCK + 1);
 			return;
 		}
 	}
@@ -312,11 +378,14 @@ static const struct rtg_site *rtg_held_acq_site(struct rtg_prog *tp, u32 verifie
  * @max: entries in @res
  * @sections: filled with the depth of each &enum rtg_section
  *
- * Return: the number of resources, or -1 when the description does not
- * say all that the run holds: there is none, it is a global function's
- * (its callers hold more), a place cannot be read from here, the places
- * of a resource disagree, or a resource has no release the watchdog
- * knows.
+ * Inside a global function, what the frames outside it hold comes from
+ * the description of the call of the function (and so on outwards), and
+ * was acquired first.
+ *
+ * Return: the number of resources, or -1 when the descriptions do not
+ * say all that the run holds: there is none for a call on the way, a
+ * place cannot be read from here, the places of a resource disagree, or
+ * a resource has no release the watchdog knows.
  */
 int rtg_held_resolve(const struct rtg_site *site, const u64 *args,
 		     const struct rtg_callee_regs *regs, struct rtg_held_res *res,
@@ -326,35 +395,50 @@ int rtg_held_resolve(const struct rtg_site *site, const u64 *args,
 	struct rtg_held_cx cx;
 	u32 i, acq_idx;
 	u64 obj, slot;
-	int n = 0;
+	int n = 0, p;
 	u8 kind;
 
-	if (!d || d->flags || d->global || !rtg_held_cx_init(&cx, site, d, args, regs) ||
-	    cx.nr_frames != d->frames)
+	if (!d || d->flags || !rtg_held_cx_init(&cx, site, d, args, regs) || !cx.whole)
 		return -1;
-	for (i = 0; i < d->nr_locs;) {
-		kind = d->loc[i].kind;
-		acq_idx = d->loc[i].acq_idx;
-		if (rtg_held_read(d, &i, &cx, &obj, &slot) != RTG_HELD_OK)
-			return -1;
-		if (!obj)
-			continue;
-		if (n == max)
-			return -1;
-		/* the lock: whichever bpf_spin_lock() call took it */
-		if (kind == BPF_HELD_LOCK)
-			/* pairs with the release in rtg_held_add_acq_site() */
-			res[n].acq = smp_load_acquire(&site->tprog->lock_site);
-		else
-			res[n].acq = rtg_held_acq_site(site->tprog, acq_idx);
-		if (!res[n].acq)
-			return -1;
-		res[n].release = res[n].acq->stop_slot;
-		res[n++].obj = kind == BPF_HELD_DYNPTR ? slot : obj;
+	/* the outermost description's resources were acquired first */
+	for (p = cx.nr_parts - 1; p >= 0; p--) {
+		const struct rtg_held_part *part = &cx.part[p];
+
+		for (i = 0; i < part->d->nr_locs;) {
+			kind = part->d->loc[i].kind;
+			acq_idx = part->d->loc[i].acq_idx;
+			if (rtg_held_read(part, &i, &cx, &obj, &slot) != RTG_HELD_OK)
+				return -1;
+			if (!obj)
+				continue;
+			if (n == max)
+				return -1;
+			/* the lock: whichever bpf_spin_lock() call took it */
+			if (kind == BPF_HELD_LOCK)
+				/* pairs with the release in rtg_held_add_acq_site() */
+				res[n].acq = smp_load_acquire(&site->tprog->lock_site);
+			else
+				res[n].acq = rtg_held_acq_site(site->tprog, acq_idx);
+			if (!res[n].acq)
+				return -1;
+			res[n].release = res[n].acq->stop_slot;
+			res[n++].obj = kind == BPF_HELD_DYNPTR ? slot : obj;
+		}
 	}
-	sections[RTG_SECTION_RCU] = d->rcu;
-	sections[RTG_SECTION_PREEMPT] = d->preempt;
+	rtg_held_sections(&cx, sections);
 	return n;
+}
+
+/* Whether the places of @d->loc[@i]'s resource are all in R1-R5. */
+static bool rtg_held_arg_only(const struct bpf_held_desc *d, u32 i)
+{
+	u32 k;
+
+	for (k = 0; k < d->nr_locs; k++)
+		if (d->loc[k].ref == d->loc[i].ref &&
+		    (d->loc[k].reg < BPF_REG_1 || d->loc[k].reg > BPF_REG_5))
+			return false;
+	return true;
 }
 
 /* Whether one call's description can say all that a run holds there. */
@@ -364,14 +448,21 @@ static bool rtg_held_desc_complete(const struct bpf_call_info *info, u32 clone_i
 	u32 i;
 
 	/* a dynptr's clones are places of their own, read as disagreeing */
-	if (!d || d->flags || d->global || info->ret_acquired_mixed ||
-	    (info->btf && clone_id && info->id == clone_id))
+	if (!d || d->flags || info->ret_acquired_mixed ||
+	    (!info->bpf_func && info->btf && clone_id && info->id == clone_id))
 		return false;
-	for (i = 0; i < d->nr_locs; i++)
+	for (i = 0; i < d->nr_locs; i++) {
 		if (d->loc[i].reg == BPF_HELD_NOWHERE ||
 		    (d->loc[i].kind != BPF_HELD_LOCK &&
 		     d->loc[i].acq_idx == BPF_HELD_ACQ_UNKNOWN))
 			return false;
+		/*
+		 * a global function's call clobbers its arguments: each
+		 * resource must have another place
+		 */
+		if (info->bpf_func && rtg_held_arg_only(d, i))
+			return false;
+	}
 	return true;
 }
 
@@ -380,11 +471,12 @@ static bool rtg_held_desc_complete(const struct bpf_call_info *info, u32 clone_i
  * rewritten).
  *
  * A program is described when the verifier described every one of its
- * calls, each description agreeing on all paths but for NULL, in no
- * global function, naming the call that acquired each resource and no
- * place that a hook cannot read, and the program never clones a dynptr.
- * Programs loaded while describe is off keep their table, and so do those
- * loaded while check_held is set, to compare.
+ * helper and kfunc calls and every call of one of its global functions,
+ * each description agreeing on all paths but for NULL, naming the call
+ * that acquired each resource and no place that a hook cannot read, and
+ * the program never clones a dynptr. Programs loaded while describe is
+ * off keep their table, and so do those loaded while check_held is set,
+ * to compare.
  */
 static bool rtg_held_prog_described(const struct bpf_prog_aux *main)
 {
@@ -394,12 +486,18 @@ static bool rtg_held_prog_described(const struct bpf_prog_aux *main)
 	if (!READ_ONCE(rtg_describe) || READ_ONCE(rtg_check_held))
 		return false;
 	for (i = 0; i < main->call_info_cnt; i++) {
-		/* a call of one of its BPF functions takes and gives back nothing */
-		if (main->call_info[i].bpf_func)
+		const struct bpf_call_info *info = &main->call_info[i];
+
+		/*
+		 * a call of a static BPF function takes and gives back
+		 * nothing, and is not described: its callee's calls name
+		 * its caller's frames too
+		 */
+		if (info->bpf_func && !info->held)
 			continue;
-		if (!rtg_held_desc_complete(&main->call_info[i], clone_id))
+		if (!rtg_held_desc_complete(info, clone_id))
 			return false;
-		calls++;
+		calls += !info->bpf_func;
 	}
 	return calls;
 }

@@ -175,3 +175,60 @@ int held_two_paths_stop(void *ctx)
 		rtg_test_obj_put(o);
 	return 0;
 }
+
+/*
+ * A stop four frames deep, three of them global functions, each frame
+ * holding an object: what the outer frames hold comes from the
+ * descriptions of the global functions' calls, and their R6-R9 from what
+ * the prologue of each frame inside saved. The innermost loops with an
+ * open-coded iterator (also held) and no C function between the frames.
+ */
+__noinline int held_deep3(int n)
+{
+	struct rtg_test_obj *o = rtg_test_obj_get(4);
+	int i;
+
+	if (!o)
+		return 0;
+	bpf_for(i, 0, spin_loops)
+		seen += rtg_test_arg0();
+	rtg_test_obj_put(o);
+	return n;
+}
+
+static __noinline int held_deep_static(int n)
+{
+	struct rtg_test_obj *o = rtg_test_obj_get(3);
+	int r;
+
+	if (!o)
+		return 0;
+	r = held_deep3(n);
+	rtg_test_obj_put(o);
+	return r;
+}
+
+__noinline int held_deep1(int n)
+{
+	struct rtg_test_obj *o = rtg_test_obj_get(2);
+	int r;
+
+	if (!o)
+		return 0;
+	r = held_deep_static(n);
+	rtg_test_obj_put(o);
+	return r;
+}
+
+SEC("syscall")
+int held_deep_stop(void *ctx)
+{
+	struct rtg_test_obj *o = rtg_test_obj_get(1);
+	int r;
+
+	if (!o)
+		return 0;
+	r = held_deep1(take);
+	rtg_test_obj_put(o);
+	return r;
+}

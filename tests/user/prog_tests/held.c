@@ -138,7 +138,10 @@ void test_held_descriptions(void)
 			ASSERT_GE(pl.held_bytes, 8u, "%s: described", bpf_program__name(progs[i]));
 		}
 	}
-	/* a global function's description starts at its own frame */
+	/*
+	 * a global function's description starts at its own frame; with
+	 * those of the calls of the global functions, it names the run
+	 */
 	if (test__start_subtest("global_frames")) {
 		d = description_of(skel->progs.held_global_chain, "rtg_test_arg2");
 		if (ASSERT_OK_PTR(d, "described")) {
@@ -146,7 +149,7 @@ void test_held_descriptions(void)
 			ASSERT_TRUE(strstr(d, "frames=1 global=1"), "from the global function");
 			ASSERT_TRUE(strstr(d, "refs=1\n"), "its own resource");
 		}
-		runs_checked(skel->progs.held_global_chain, 20, false);
+		runs_checked(skel->progs.held_global_chain, 20, true);
 	}
 	held_bpf__destroy(skel);
 }
@@ -176,5 +179,32 @@ void test_held_stop_two_paths(void)
 		ASSERT_EQ(live, live0, "take=%d: no test object left", take);
 	}
 	printf("  %s\n", description_of(skel->progs.held_two_paths_stop, "rtg_test_arg0") ?: "-");
+	held_bpf__destroy(skel);
+}
+
+/*
+ * A stop inside three global functions and a static one, each frame
+ * holding an object: the program keeps no table, and the stop gives back
+ * all four objects by the descriptions of the call it stops at and of
+ * the calls of the global functions outside it.
+ */
+WITH_MODULE(test_held_stop_global_frames, "track=1 check_held=0 describe=1 watchdog_ms=100");
+void test_held_stop_global_frames(void)
+{
+	struct held_bpf *skel = held_bpf__open_and_load();
+	uint64_t live0 = 0, live = 0, described0 = 0, described = 0;
+	struct rtg_held h;
+
+	if (!ASSERT_OK_PTR(skel, "load held"))
+		return;
+	if (ASSERT_OK(held_find(prog_id_of(skel->progs.held_deep_stop), &h), "in held"))
+		ASSERT_EQ(h.described, 1, "described: no table");
+	ASSERT_OK(testmod_live(&live0), "test objects");
+	ASSERT_OK(stat_read("stops_described", &described0), "stats stops_described");
+	ASSERT_EQ(run_prog(skel->progs.held_deep_stop), -ETIMEDOUT, "stopped");
+	ASSERT_OK(stat_read("stops_described", &described), "stats stops_described");
+	ASSERT_EQ(described, described0 + 1, "released by the descriptions");
+	ASSERT_OK(testmod_live(&live), "test objects");
+	ASSERT_EQ(live, live0, "no test object left");
 	held_bpf__destroy(skel);
 }
