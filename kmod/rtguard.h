@@ -736,6 +736,7 @@ void rtg_held_add_acq_site(struct rtg_prog *tp, const struct rtg_site *site);
 void rtg_held_stats(struct seq_file *m);
 void rtg_held_desc_header(struct seq_file *m);
 void rtg_held_desc_show(struct seq_file *m, const struct rtg_site *site);
+void rtg_held_bpf_func_descs_show(struct seq_file *m, const struct bpf_prog_aux *main);
 void rtg_held_exit(void);
 
 /* rtguard_watchdog.c */

@@ -332,9 +332,13 @@ static int rtg_descriptions_show(struct seq_file *m, void *v)
 
 	rtg_held_desc_header(m);
 	mutex_lock(&rtg_images_lock);
-	list_for_each_entry(image, &rtg_images, node)
+	list_for_each_entry(image, &rtg_images, node) {
 		for (i = 0; i < image->nr_sites; i++)
 			rtg_held_desc_show(m, &image->sites[i]);
+		/* once a program: the calls of its global functions */
+		if (image->tprog && !image->func_idx)
+			rtg_held_bpf_func_descs_show(m, rtg_main_aux(image));
+	}
 	mutex_unlock(&rtg_images_lock);
 	return 0;
 }

@@ -559,22 +559,14 @@ void rtg_held_desc_header(struct seq_file *m)
 		    "#   ref=N KIND acq=INSN|? [maybe_null] PLACE...   (PLACE: fF:rN or fF:fp-N or nowhere, then +ADDEND)\n");
 }
 
-/**
- * rtg_held_desc_show() - one call's description, in debugfs descriptions
- * @m: the file
- * @site: a call of a tracked program
- */
-void rtg_held_desc_show(struct seq_file *m, const struct rtg_site *site)
+/* A description after its call's name: the sections, then each resource. */
+static void rtg_held_desc_body(struct seq_file *m, const struct bpf_held_desc *d)
 {
-	const struct bpf_held_desc *d = site->held;
 	const struct bpf_held_loc *l;
 	u32 i;
 
-	if (!d)
-		return;
-	seq_printf(m, "prog %u %s insn=%u func=%ps: frames=%u global=%u rcu=%u preempt=%u%s%s refs=%u\n",
-		   site->main->id, site->main->name[0] ? site->main->name : "-",
-		   site->insn_idx, site->func, d->frames, d->global, d->rcu, d->preempt,
+	seq_printf(m, ": frames=%u global=%u rcu=%u preempt=%u%s%s refs=%u\n",
+		   d->frames, d->global, d->rcu, d->preempt,
 		   d->flags & BPF_HELD_DIFFERS ? " differs" : "",
 		   d->flags & BPF_HELD_TOO_MANY ? " too_many" : "", d->nr_refs);
 	for (i = 0; i < d->nr_locs; i++) {
@@ -601,6 +593,49 @@ void rtg_held_desc_show(struct seq_file *m, const struct rtg_site *site)
 	}
 	if (d->nr_locs)
 		seq_putc(m, '\n');
+}
+
+static void rtg_held_desc_head(struct seq_file *m, const struct bpf_prog_aux *main,
+			       u32 insn_idx)
+{
+	seq_printf(m, "prog %u %s insn=%u func=", main->id,
+		   main->name[0] ? main->name : "-", insn_idx);
+}
+
+/**
+ * rtg_held_desc_show() - one call's description, in debugfs descriptions
+ * @m: the file
+ * @site: a call of a tracked program
+ */
+void rtg_held_desc_show(struct seq_file *m, const struct rtg_site *site)
+{
+	if (!site->held)
+		return;
+	rtg_held_desc_head(m, site->main, site->insn_idx);
+	seq_printf(m, "%ps", site->func);
+	rtg_held_desc_body(m, site->held);
+}
+
+/**
+ * rtg_held_bpf_func_descs_show() - the descriptions of the calls of global functions
+ * @m: the file
+ * @main: a tracked program
+ *
+ * Each names what the frames outside the function hold while it runs.
+ */
+void rtg_held_bpf_func_descs_show(struct seq_file *m, const struct bpf_prog_aux *main)
+{
+	const struct bpf_call_info *info;
+	u32 i;
+
+	for (i = 0; i < main->call_info_cnt; i++) {
+		info = &main->call_info[i];
+		if (!info->bpf_func || !info->held)
+			continue;
+		rtg_held_desc_head(m, main, info->insn_idx);
+		seq_puts(m, info->name ?: "-");
+		rtg_held_desc_body(m, info->held);
+	}
 }
 
 static int rtg_param_set_check_held(const char *val, const struct kernel_param *kp)

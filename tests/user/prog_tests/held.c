@@ -149,6 +149,19 @@ void test_held_descriptions(void)
 			ASSERT_TRUE(strstr(d, "frames=1 global=1"), "from the global function");
 			ASSERT_TRUE(strstr(d, "refs=1\n"), "its own resource");
 		}
+		/* what the frames outside each global function hold */
+		d = description_of(skel->progs.held_global_chain, "held_global1");
+		if (ASSERT_OK_PTR(d, "the call of held_global1 described")) {
+			printf("  %s\n", d);
+			ASSERT_TRUE(strstr(d, "frames=1 global=0"), "from main");
+			ASSERT_TRUE(strstr(d, "refs=1\n"), "main's resource");
+		}
+		d = description_of(skel->progs.held_global_chain, "held_global2");
+		if (ASSERT_OK_PTR(d, "the call of held_global2 described")) {
+			printf("  %s\n", d);
+			ASSERT_TRUE(strstr(d, "frames=1 global=1"), "from held_global1");
+			ASSERT_TRUE(strstr(d, "refs=1\n"), "held_global1's resource");
+		}
 		runs_checked(skel->progs.held_global_chain, 20, true);
 	}
 	held_bpf__destroy(skel);
