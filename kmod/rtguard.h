@@ -661,42 +661,6 @@ struct rtg_callee_regs {
 	u64 fp;
 };
 
-/* frames of one program a description can name, and one more */
-#define RTG_HELD_MAX_FRAMES	(MAX_CALL_FRAMES + 1)
-
-/**
- * struct rtg_held_part - one description of what a run holds, and its frames
- * @d: the description
- * @base: the index in &rtg_held_cx.fr of the innermost frame it names
- */
-struct rtg_held_part {
-	const struct bpf_held_desc *d;
-	int base;
-};
-
-/**
- * struct rtg_held_cx - where a run's values are, seen from its pre hook
- * @args: BPF R1 to R5 of the calling frame
- * @fr: the program's frames, the calling one first (@frames)
- * @nr_frames: entries in @fr
- * @frames: room for them
- * @part: the descriptions that name what the run holds, the call's first,
- *	then for a global function's frames, that of the call of the
- *	function in the frame outside, and so on
- * @nr_parts: entries in @part
- * @whole: @part ends with a description the verifier began from the main
- *	program, and names every frame of the run
- */
-struct rtg_held_cx {
-	const u64 *args;
-	const struct bpf_call_hook_frame *fr;
-	int nr_frames;
-	struct bpf_call_hook_frame frames[RTG_HELD_MAX_FRAMES];
-	struct rtg_held_part part[RTG_HELD_MAX_FRAMES];
-	int nr_parts;
-	bool whole;
-};
-
 /* What reading a description found, counted in debugfs stats */
 enum rtg_held_count {
 	RTG_HELD_OK,		/* every resource read, and matched */
