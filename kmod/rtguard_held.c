@@ -57,6 +57,36 @@ struct rtg_held_cx {
 
 static_assert(RTG_HELD_MAX_FRAMES <= BPF_CALL_HOOK_MAX_FRAMES);
 
+/* Why a tracked program keeps its table: the first call that needs it */
+enum rtg_held_why {
+	RTG_HELD_WHY_DESCRIBED,	/* none: the program is described */
+	RTG_HELD_WHY_NO_DESC,	/* the verifier described no call, or not this one */
+	RTG_HELD_WHY_DIFFERS,	/* paths reach the call holding different sets */
+	RTG_HELD_WHY_TOO_MANY,	/* more than 255 resources */
+	RTG_HELD_WHY_MIXED,	/* a helper acquires on some paths only */
+	RTG_HELD_WHY_CLONE,	/* the program clones a dynptr */
+	RTG_HELD_WHY_NOWHERE,	/* a place no hook can read: a callback's caller's register */
+	RTG_HELD_WHY_ACQ_UNKNOWN, /* paths acquired a resource by different calls */
+	RTG_HELD_WHY_ARGS_ONLY,	/* held only in a global function's arguments */
+	RTG_HELD_WHY_NO_CALLS,	/* no helper or kfunc call: nothing to describe */
+	RTG_HELD_WHY_OFF,	/* describe=0 or check_held=1 */
+	RTG_HELD_NR_WHYS,
+};
+
+static const char * const rtg_held_why_names[RTG_HELD_NR_WHYS] = {
+	[RTG_HELD_WHY_DESCRIBED] = "held_described_progs",
+	[RTG_HELD_WHY_NO_DESC] = "held_table_no_description",
+	[RTG_HELD_WHY_DIFFERS] = "held_table_differs",
+	[RTG_HELD_WHY_TOO_MANY] = "held_table_too_many",
+	[RTG_HELD_WHY_MIXED] = "held_table_mixed_acquire",
+	[RTG_HELD_WHY_CLONE] = "held_table_dynptr_clone",
+	[RTG_HELD_WHY_NOWHERE] = "held_table_nowhere",
+	[RTG_HELD_WHY_ACQ_UNKNOWN] = "held_table_acquirer_unknown",
+	[RTG_HELD_WHY_ARGS_ONLY] = "held_table_args_only",
+	[RTG_HELD_WHY_NO_CALLS] = "held_table_no_calls",
+	[RTG_HELD_WHY_OFF] = "held_table_describe_off",
+};
+
 bool rtg_check_held;
 static bool rtg_describe = true;
 module_param_cb(describe, &rtg_bool_ops, &rtg_describe, 0644);
@@ -71,7 +101,8 @@ static atomic_long_t rtg_held_counts[RTG_HELD_NR_COUNTS];
 /* tracked programs so far, those described, and their descriptions' bytes */
 static DEFINE_MUTEX(rtg_held_stats_lock);
 static u64 rtg_held_progs;
-static u64 rtg_held_described_progs;
+/* of them, described, and those that keep a table, by why (enum rtg_held_why) */
+static u64 rtg_held_whys[RTG_HELD_NR_WHYS];
 static u64 rtg_held_bytes;
 static u32 rtg_held_bytes_max;
 
@@ -477,34 +508,43 @@ static bool rtg_held_arg_only(const struct bpf_held_desc *d, u32 i)
 	return true;
 }
 
-/* Whether one call's description can say all that a run holds there. */
-static bool rtg_held_desc_complete(const struct bpf_call_info *info, u32 clone_id)
+/* Whether one call's description can say all that a run holds there, or why not. */
+static enum rtg_held_why rtg_held_desc_complete(const struct bpf_call_info *info,
+						u32 clone_id)
 {
 	const struct bpf_held_desc *d = info->held;
 	u32 i;
 
+	if (!d)
+		return RTG_HELD_WHY_NO_DESC;
+	if (d->flags & BPF_HELD_DIFFERS)
+		return RTG_HELD_WHY_DIFFERS;
+	if (d->flags)
+		return RTG_HELD_WHY_TOO_MANY;
+	if (info->ret_acquired_mixed)
+		return RTG_HELD_WHY_MIXED;
 	/* a dynptr's clones are places of their own, read as disagreeing */
-	if (!d || d->flags || info->ret_acquired_mixed ||
-	    (!info->bpf_func && info->btf && clone_id && info->id == clone_id))
-		return false;
+	if (!info->bpf_func && info->btf && clone_id && info->id == clone_id)
+		return RTG_HELD_WHY_CLONE;
 	for (i = 0; i < d->nr_locs; i++) {
-		if (d->loc[i].reg == BPF_HELD_NOWHERE ||
-		    (d->loc[i].kind != BPF_HELD_LOCK &&
-		     d->loc[i].acq_idx == BPF_HELD_ACQ_UNKNOWN))
-			return false;
+		if (d->loc[i].reg == BPF_HELD_NOWHERE)
+			return RTG_HELD_WHY_NOWHERE;
+		if (d->loc[i].kind != BPF_HELD_LOCK &&
+		    d->loc[i].acq_idx == BPF_HELD_ACQ_UNKNOWN)
+			return RTG_HELD_WHY_ACQ_UNKNOWN;
 		/*
 		 * a global function's call clobbers its arguments: each
 		 * resource must have another place
 		 */
 		if (info->bpf_func && rtg_held_arg_only(d, i))
-			return false;
+			return RTG_HELD_WHY_ARGS_ONLY;
 	}
-	return true;
+	return RTG_HELD_WHY_DESCRIBED;
 }
 
 /*
  * Whether a program keeps no run-time table (@main verified and
- * rewritten).
+ * rewritten), or why it keeps one.
  *
  * A program is described when the verifier described every one of its
  * helper and kfunc calls and every call of one of its global functions,
@@ -514,13 +554,14 @@ static bool rtg_held_desc_complete(const struct bpf_call_info *info, u32 clone_i
  * off keep their table, and so do those loaded while check_held is set,
  * to compare.
  */
-static bool rtg_held_prog_described(const struct bpf_prog_aux *main)
+static enum rtg_held_why rtg_held_prog_described(const struct bpf_prog_aux *main)
 {
 	u32 clone_id = rtg_pairing_vmlinux_kfunc("bpf_dynptr_clone");
+	enum rtg_held_why why;
 	u32 i, calls = 0;
 
 	if (!READ_ONCE(rtg_describe) || READ_ONCE(rtg_check_held))
-		return false;
+		return RTG_HELD_WHY_OFF;
 	for (i = 0; i < main->call_info_cnt; i++) {
 		const struct bpf_call_info *info = &main->call_info[i];
 
@@ -531,11 +572,12 @@ static bool rtg_held_prog_described(const struct bpf_prog_aux *main)
 		 */
 		if (info->bpf_func && !info->held)
 			continue;
-		if (!rtg_held_desc_complete(info, clone_id))
-			return false;
+		why = rtg_held_desc_complete(info, clone_id);
+		if (why != RTG_HELD_WHY_DESCRIBED)
+			return why;
 		calls += !info->bpf_func;
 	}
-	return calls;
+	return calls ? RTG_HELD_WHY_DESCRIBED : RTG_HELD_WHY_NO_CALLS;
 }
 
 /**
@@ -548,15 +590,15 @@ static bool rtg_held_prog_described(const struct bpf_prog_aux *main)
  */
 bool rtg_held_prog_new(const struct bpf_prog_aux *main)
 {
-	bool described = rtg_held_prog_described(main);
+	enum rtg_held_why why = rtg_held_prog_described(main);
 
 	mutex_lock(&rtg_held_stats_lock);
 	rtg_held_progs++;
-	rtg_held_described_progs += described;
+	rtg_held_whys[why]++;
 	rtg_held_bytes += main->held_descs_size;
 	rtg_held_bytes_max = max(rtg_held_bytes_max, main->held_descs_size);
 	mutex_unlock(&rtg_held_stats_lock);
-	return described;
+	return why == RTG_HELD_WHY_DESCRIBED;
 }
 
 /**
@@ -580,8 +622,11 @@ void rtg_held_stats(struct seq_file *m)
 	for (c = 0; c < RTG_HELD_NR_COUNTS; c++)
 		seq_printf(m, "%s: %ld\n", names[c], atomic_long_read(&rtg_held_counts[c]));
 	mutex_lock(&rtg_held_stats_lock);
-	seq_printf(m, "held_progs: %llu\nheld_described_progs: %llu\nheld_bytes: %llu\nheld_bytes_max: %u\n",
-		   rtg_held_progs, rtg_held_described_progs, rtg_held_bytes, rtg_held_bytes_max);
+	seq_printf(m, "held_progs: %llu\n", rtg_held_progs);
+	for (c = 0; c < RTG_HELD_NR_WHYS; c++)
+		seq_printf(m, "%s: %llu\n", rtg_held_why_names[c], rtg_held_whys[c]);
+	seq_printf(m, "held_bytes: %llu\nheld_bytes_max: %u\n", rtg_held_bytes,
+		   rtg_held_bytes_max);
 	mutex_unlock(&rtg_held_stats_lock);
 }
 
