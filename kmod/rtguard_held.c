@@ -75,16 +75,16 @@ enum rtg_held_why {
 
 static const char * const rtg_held_why_names[RTG_HELD_NR_WHYS] = {
 	[RTG_HELD_WHY_DESCRIBED] = "held_described_progs",
-	[RTG_HELD_WHY_NO_DESC] = "held_table_no_description",
-	[RTG_HELD_WHY_DIFFERS] = "held_table_differs",
-	[RTG_HELD_WHY_TOO_MANY] = "held_table_too_many",
-	[RTG_HELD_WHY_MIXED] = "held_table_mixed_acquire",
-	[RTG_HELD_WHY_CLONE] = "held_table_dynptr_clone",
-	[RTG_HELD_WHY_NOWHERE] = "held_table_nowhere",
-	[RTG_HELD_WHY_ACQ_UNKNOWN] = "held_table_acquirer_unknown",
-	[RTG_HELD_WHY_ARGS_ONLY] = "held_table_args_only",
-	[RTG_HELD_WHY_NO_CALLS] = "held_table_no_calls",
-	[RTG_HELD_WHY_OFF] = "held_table_describe_off",
+	[RTG_HELD_WHY_NO_DESC] = "held_undescribed_no_description",
+	[RTG_HELD_WHY_DIFFERS] = "held_undescribed_differs",
+	[RTG_HELD_WHY_TOO_MANY] = "held_undescribed_too_many",
+	[RTG_HELD_WHY_MIXED] = "held_undescribed_mixed_acquire",
+	[RTG_HELD_WHY_CLONE] = "held_undescribed_dynptr_clone",
+	[RTG_HELD_WHY_NOWHERE] = "held_undescribed_nowhere",
+	[RTG_HELD_WHY_ACQ_UNKNOWN] = "held_undescribed_acquirer_unknown",
+	[RTG_HELD_WHY_ARGS_ONLY] = "held_undescribed_args_only",
+	[RTG_HELD_WHY_NO_CALLS] = "held_undescribed_no_calls",
+	[RTG_HELD_WHY_OFF] = "held_undescribed_describe_off",
 };
 
 bool rtg_check_held;
