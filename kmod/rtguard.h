@@ -163,6 +163,9 @@ struct rtg_release_slot;
  * @names: for traced sites, what the call is called (rtguard_trace_names.c)
  * @stop_slot: for acquiring sites, the function a stop gives the resource
  *	back with (&rtg_fn_facts.stop_release), NULL when there is none
+ * @feeds: what the call acquires may be held at a call whose paths hold
+ *	different sets (&bpf_call_info.held_differs): a partly described
+ *	program's table records it
  */
 struct rtg_site {
 	void *func;
@@ -188,6 +191,7 @@ struct rtg_site {
 	u32 verified_idx;
 	const struct rtg_call_names *names;
 	const struct rtg_release_slot *stop_slot;
+	bool feeds;
 };
 
 /**
@@ -317,6 +321,12 @@ struct rtg_run {
  *	table as they go; a stop gives back what the description of the
  *	call it happens at names, and the table holds what samples of those
  *	descriptions saw, for hold_limit_us
+ * @partly: the verifier describes what the program holds at each of its
+ *	calls but those whose paths hold different references
+ *	(rtg_held_prog_described()): a stop at one of those gives back what
+ *	the table holds, which records only what the acquiring calls that
+ *	reach them return (&rtg_site.feeds), and at every other call what
+ *	its description names; the table also holds what samples saw
  * @trace_only: a program in debug mode that is not tracked (track=0, or
  *	its loader lacks CAP_BPF): its runs are bracketed only to be
  *	recorded, hold nothing the module follows and are never stopped
@@ -353,6 +363,7 @@ struct rtg_prog {
 	u64 stop_ret;
 	bool no_unwind;
 	bool described;
+	bool partly;
 	bool trace_only;
 	bool trace_runs;
 	bool sleepable;
@@ -671,6 +682,7 @@ enum rtg_held_count {
 	RTG_HELD_TABLE_INCOMPLETE, /* the run's table missed something */
 	RTG_HELD_NOT_SAMPLED,	/* a walk of the frames not taken this time */
 	RTG_HELD_DIFFERENT,	/* the description and the table differ */
+	RTG_HELD_DIFFERS_CHECKED, /* paths differ: the table had only what it records */
 	RTG_HELD_NR_COUNTS,
 };
 
@@ -695,7 +707,9 @@ int rtg_held_resolve(const struct rtg_site *site, const u64 *args,
 		     int max, u8 *sections);
 void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
 		    const u64 *args, const struct rtg_callee_regs *regs);
-bool rtg_held_prog_new(const struct bpf_prog_aux *main);
+void rtg_held_prog_new(struct rtg_prog *tp);
+bool rtg_held_from_table(const struct rtg_site *site, u8 *sections);
+bool rtg_held_gives_back_recorded(const struct rtg_site *site, u8 arg);
 void rtg_held_add_acq_site(struct rtg_prog *tp, const struct rtg_site *site);
 void rtg_held_stats(struct seq_file *m);
 void rtg_held_desc_header(struct seq_file *m);

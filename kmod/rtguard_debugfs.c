@@ -264,7 +264,7 @@ static int rtg_held_show(struct seq_file *m, void *v)
 	mutex_lock(&rtg_images_lock);
 	mutex_lock(&rtg_progs_lock);
 	list_for_each_entry(tp, &rtg_progs, node) {
-		seq_printf(m, "prog %u %s: slots=%u incomplete=%ld unmatched=%ld leftover=%ld stray=%ld stops=%ld released=%ld reported=%ld stoppable=%d stop_ret=%lld unwind=%d described=%d\n",
+		seq_printf(m, "prog %u %s: slots=%u incomplete=%ld unmatched=%ld leftover=%ld stray=%ld stops=%ld released=%ld reported=%ld stoppable=%d stop_ret=%lld unwind=%d described=%d partly=%d\n",
 			   tp->main->id, tp->main->name[0] ? tp->main->name : "-",
 			   tp->nslots, atomic_long_read(&tp->incomplete),
 			   atomic_long_read(&tp->unmatched),
@@ -273,7 +273,8 @@ static int rtg_held_show(struct seq_file *m, void *v)
 			   atomic_long_read(&tp->stops),
 			   atomic_long_read(&tp->stop_released),
 			   atomic_long_read(&tp->reported), rtg_stop_policy_stoppable(tp),
-			   (s64)(s32)tp->stop_ret, !tp->no_unwind, tp->described);
+			   (s64)(s32)tp->stop_ret, !tp->no_unwind, tp->described,
+			   tp->partly);
 		rcu_read_lock();
 		for_each_process_thread(g, t) {
 			/* the stack is not pinned: every read of it may fail */

@@ -60,6 +60,7 @@ static_assert(RTG_HELD_MAX_FRAMES <= BPF_CALL_HOOK_MAX_FRAMES);
 /* Why a tracked program keeps its table: the first call that needs it */
 enum rtg_held_why {
 	RTG_HELD_WHY_DESCRIBED,	/* none: the program is described */
+	RTG_HELD_WHY_PARTLY,	/* its table follows what reaches calls whose paths differ */
 	RTG_HELD_WHY_NO_DESC,	/* the verifier described no call, or not this one */
 	RTG_HELD_WHY_DIFFERS,	/* paths reach the call holding different sets */
 	RTG_HELD_WHY_TOO_MANY,	/* more than 255 resources */
@@ -75,6 +76,7 @@ enum rtg_held_why {
 
 static const char * const rtg_held_why_names[RTG_HELD_NR_WHYS] = {
 	[RTG_HELD_WHY_DESCRIBED] = "held_described_progs",
+	[RTG_HELD_WHY_PARTLY] = "held_partly_described_progs",
 	[RTG_HELD_WHY_NO_DESC] = "held_undescribed_no_description",
 	[RTG_HELD_WHY_DIFFERS] = "held_undescribed_differs",
 	[RTG_HELD_WHY_TOO_MANY] = "held_undescribed_too_many",
@@ -303,6 +305,62 @@ static void rtg_held_sections(const struct rtg_held_cx *cx, u8 *sections)
 	}
 }
 
+/* Whether a place of @d holds the spin lock. */
+static bool rtg_held_has_lock(const struct bpf_held_desc *d)
+{
+	u32 i;
+
+	for (i = 0; i < d->nr_locs; i++)
+		if (d->loc[i].kind == BPF_HELD_LOCK)
+			return true;
+	return false;
+}
+
+/*
+ * Whether a stop at a helper or kfunc call of a main program's verifier
+ * state whose paths differ in the references alone (described by
+ * @d) can take them from a table that follows only the acquisitions
+ * that reach such calls (&bpf_call_info.held_differs), and its sections
+ * from @d: the table names no lock.
+ */
+static bool rtg_held_differs_refs_only(const struct bpf_held_desc *d)
+{
+	return d && d->flags == BPF_HELD_DIFFERS && !d->global && !rtg_held_has_lock(d);
+}
+
+/*
+ * At a call whose paths hold different references and the same sections
+ * (a partly described program's table is read there), every resource in
+ * the table must come from a call the verifier says records it
+ * (&bpf_call_info.held_differs), and the sections be the description's.
+ */
+static void rtg_held_check_differs(struct rtg_run *run, const struct rtg_site *site)
+{
+	const struct bpf_held_desc *d = site->held;
+	u32 j;
+
+	if (run->incomplete) {
+		rtg_held_count(RTG_HELD_TABLE_INCOMPLETE);
+		return;
+	}
+	for (j = 0; j < run->count; j++) {
+		const struct rtg_held *h = &run->held[j];
+
+		if (h->obj && !rtg_held_is_clone(h) && !h->site->feeds) {
+			rtg_held_report(site, "in the table, from a call that does not record it:",
+					h->obj, BPF_HELD_PTR);
+			return;
+		}
+	}
+	if (run->sections[RTG_SECTION_RCU] != d->rcu ||
+	    run->sections[RTG_SECTION_PREEMPT] != d->preempt) {
+		rtg_held_report(site, "sections differ: rcu/preempt",
+				d->rcu * 256 + d->preempt, BPF_HELD_LOCK + 1);
+		return;
+	}
+	rtg_held_count(RTG_HELD_DIFFERS_CHECKED);
+}
+
 /**
  * rtg_held_check() - compare the description of a call with the run's table
  * @run: the current run, of @site's program, not stopped
@@ -327,7 +385,10 @@ void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
 	int p;
 
 	if (!d || d->flags) {
-		rtg_held_count(RTG_HELD_NO_DESC);
+		if (rtg_held_differs_refs_only(d))
+			rtg_held_check_differs(run, site);
+		else
+			rtg_held_count(RTG_HELD_NO_DESC);
 		return;
 	}
 	if (run->incomplete || run->count > ARRAY_SIZE(used)) {
@@ -517,15 +578,15 @@ static enum rtg_held_why rtg_held_desc_complete(const struct bpf_call_info *info
 
 	if (!d)
 		return RTG_HELD_WHY_NO_DESC;
-	if (d->flags & BPF_HELD_DIFFERS)
-		return RTG_HELD_WHY_DIFFERS;
-	if (d->flags)
-		return RTG_HELD_WHY_TOO_MANY;
 	if (info->ret_acquired_mixed)
 		return RTG_HELD_WHY_MIXED;
 	/* a dynptr's clones are places of their own, read as disagreeing */
 	if (!info->bpf_func && info->btf && clone_id && info->id == clone_id)
 		return RTG_HELD_WHY_CLONE;
+	if (d->flags & BPF_HELD_DIFFERS)
+		return RTG_HELD_WHY_DIFFERS;
+	if (d->flags)
+		return RTG_HELD_WHY_TOO_MANY;
 	for (i = 0; i < d->nr_locs; i++) {
 		if (d->loc[i].reg == BPF_HELD_NOWHERE)
 			return RTG_HELD_WHY_NOWHERE;
@@ -544,21 +605,24 @@ static enum rtg_held_why rtg_held_desc_complete(const struct bpf_call_info *info
 
 /*
  * Whether a program keeps no run-time table (@main verified and
- * rewritten), or why it keeps one.
+ * rewritten), keeps one only for what reaches its calls whose paths
+ * differ, or why it keeps a whole one.
  *
  * A program is described when the verifier described every one of its
  * helper and kfunc calls and every call of one of its global functions,
  * each description agreeing on all paths but for NULL, naming the call
  * that acquired each resource and no place that a hook cannot read, and
- * the program never clones a dynptr. Programs loaded while describe is
- * off keep their table, and so do those loaded while check_held is set,
- * to compare.
+ * the program never clones a dynptr. It is partly described when that
+ * holds but for helper and kfunc calls of the main program's verifier
+ * state whose paths hold different references (and the same sections).
+ * Programs loaded while describe is off keep their table, and so do those
+ * loaded while check_held is set, to compare.
  */
 static enum rtg_held_why rtg_held_prog_described(const struct bpf_prog_aux *main)
 {
 	u32 clone_id = rtg_pairing_vmlinux_kfunc("bpf_dynptr_clone");
 	enum rtg_held_why why;
-	u32 i, calls = 0;
+	u32 i, calls = 0, differ = 0;
 
 	if (!READ_ONCE(rtg_describe) || READ_ONCE(rtg_check_held))
 		return RTG_HELD_WHY_OFF;
@@ -573,32 +637,108 @@ static enum rtg_held_why rtg_held_prog_described(const struct bpf_prog_aux *main
 		if (info->bpf_func && !info->held)
 			continue;
 		why = rtg_held_desc_complete(info, clone_id);
-		if (why != RTG_HELD_WHY_DESCRIBED)
+		if (why == RTG_HELD_WHY_DIFFERS && !info->bpf_func &&
+		    rtg_held_differs_refs_only(info->held))
+			differ++;
+		else if (why != RTG_HELD_WHY_DESCRIBED)
 			return why;
 		calls += !info->bpf_func;
 	}
-	return calls ? RTG_HELD_WHY_DESCRIBED : RTG_HELD_WHY_NO_CALLS;
+	if (!calls)
+		return RTG_HELD_WHY_NO_CALLS;
+	return differ ? RTG_HELD_WHY_PARTLY : RTG_HELD_WHY_DESCRIBED;
 }
 
 /**
- * rtg_held_prog_new() - a tracked program's state is made
- * @main: the program, verified and rewritten
+ * rtg_held_prog_new() - decide how a tracked program's runs record what they hold
+ * @tp: its state, being made
  *
- * Counts its descriptions' memory, for debugfs stats.
- *
- * Return: whether the program is described: it keeps no run-time table.
+ * Sets &rtg_prog.described or &rtg_prog.partly, and counts the
+ * descriptions' memory, for debugfs stats.
  */
-bool rtg_held_prog_new(const struct bpf_prog_aux *main)
+void rtg_held_prog_new(struct rtg_prog *tp)
 {
+	const struct bpf_prog_aux *main = tp->main;
 	enum rtg_held_why why = rtg_held_prog_described(main);
 
+	tp->described = why == RTG_HELD_WHY_DESCRIBED;
+	tp->partly = why == RTG_HELD_WHY_PARTLY;
 	mutex_lock(&rtg_held_stats_lock);
 	rtg_held_progs++;
 	rtg_held_whys[why]++;
 	rtg_held_bytes += main->held_descs_size;
 	rtg_held_bytes_max = max(rtg_held_bytes_max, main->held_descs_size);
 	mutex_unlock(&rtg_held_stats_lock);
-	return why == RTG_HELD_WHY_DESCRIBED;
+}
+
+/**
+ * rtg_held_from_table() - whether a stop at a call of a partly described
+ *	program takes what the run holds from its table
+ * @site: the call
+ * @sections: filled with the depth of each &enum rtg_section, from the
+ *	call's description, when it does
+ *
+ * Return: true at a call whose paths differ in what they hold: the
+ * table has every resource there, and the description the sections.
+ */
+bool rtg_held_from_table(const struct rtg_site *site, u8 *sections)
+{
+	const struct bpf_held_desc *d = site->held;
+
+	if (!site->tprog->partly || !rtg_held_differs_refs_only(d))
+		return false;
+	memset(sections, 0, RTG_NR_SECTIONS);
+	sections[RTG_SECTION_RCU] = d->rcu;
+	sections[RTG_SECTION_PREEMPT] = d->preempt;
+	return true;
+}
+
+/* The call of @main at (final) instruction @insn_idx, or NULL. */
+static const struct bpf_call_info *rtg_held_call_at(const struct bpf_prog_aux *main,
+						    u32 insn_idx)
+{
+	u32 i;
+
+	for (i = 0; i < main->call_info_cnt; i++)
+		if (main->call_info[i].insn_idx == insn_idx)
+			return &main->call_info[i];
+	return NULL;
+}
+
+/**
+ * rtg_held_gives_back_recorded() - whether a call of a partly described
+ *	program may give back what its table records
+ * @site: the call, which takes a resource away from the program
+ * @arg: the BPF register of the argument it takes
+ *
+ * Called at JIT time. The resource is found by the call's description in
+ * @arg of the calling frame: when the call that acquired it records it
+ * (&bpf_call_info.held_differs), or any of that is not known, the call
+ * keeps its table operation. A lock is never recorded.
+ *
+ * Return: whether the call's hook must take the resource out of the table.
+ */
+bool rtg_held_gives_back_recorded(const struct rtg_site *site, u8 arg)
+{
+	const struct bpf_held_desc *d = site->held;
+	const struct bpf_call_info *acq;
+	u32 i;
+
+	if (!d || d->flags)
+		return true;
+	for (i = 0; i < d->nr_locs; i++) {
+		const struct bpf_held_loc *l = &d->loc[i];
+
+		if (l->frame != d->frames - 1 || l->reg != arg)
+			continue;
+		if (l->kind == BPF_HELD_LOCK)
+			return false;
+		if (l->acq_idx == BPF_HELD_ACQ_UNKNOWN)
+			return true;
+		acq = rtg_held_call_at(site->main, l->acq_idx);
+		return !acq || acq->held_differs;
+	}
+	return true;
 }
 
 /**
@@ -616,6 +756,7 @@ void rtg_held_stats(struct seq_file *m)
 		[RTG_HELD_TABLE_INCOMPLETE] = "held_table_incomplete",
 		[RTG_HELD_NOT_SAMPLED] = "held_not_sampled",
 		[RTG_HELD_DIFFERENT] = "held_differences",
+		[RTG_HELD_DIFFERS_CHECKED] = "held_differs_checked",
 	};
 	int c;
 
@@ -636,7 +777,7 @@ void rtg_held_stats(struct seq_file *m)
  */
 void rtg_held_desc_header(struct seq_file *m)
 {
-	seq_puts(m, "# prog ID NAME insn=INSN func=FUNCTION: frames=N global=0|1 rcu=0|1 preempt=N [differs] [too_many] refs=N\n"
+	seq_puts(m, "# prog ID NAME insn=INSN func=FUNCTION: frames=N global=0|1 rcu=0|1 preempt=N [differs] [differs_state] [too_many] refs=N\n"
 		    "#   ref=N KIND acq=INSN|? [maybe_null] PLACE...   (PLACE: fF:rN or fF:fp-N or nowhere, then +ADDEND)\n");
 }
 
@@ -646,9 +787,10 @@ static void rtg_held_desc_body(struct seq_file *m, const struct bpf_held_desc *d
 	const struct bpf_held_loc *l;
 	u32 i;
 
-	seq_printf(m, ": frames=%u global=%u rcu=%u preempt=%u%s%s refs=%u\n",
+	seq_printf(m, ": frames=%u global=%u rcu=%u preempt=%u%s%s%s refs=%u\n",
 		   d->frames, d->global, d->rcu, d->preempt,
 		   d->flags & BPF_HELD_DIFFERS ? " differs" : "",
+		   d->flags & BPF_HELD_DIFFERS_STATE ? " differs_state" : "",
 		   d->flags & BPF_HELD_TOO_MANY ? " too_many" : "", d->nr_refs);
 	for (i = 0; i < d->nr_locs; i++) {
 		l = &d->loc[i];

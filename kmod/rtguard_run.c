@@ -110,7 +110,7 @@ struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main)
 			 (BPF_CALL_HOOK_EXIT_ON_FLAG | BPF_CALL_HOOK_RUNS_ON_FLAG);
 	tp->sleepable = main->prog->sleepable;
 	if (!tp->trace_only)
-		tp->described = rtg_held_prog_new(main);
+		rtg_held_prog_new(tp);
 	refcount_set(&tp->images, 1);
 	list_add_tail(&tp->node, &rtg_progs);
 out:
@@ -194,6 +194,17 @@ static u32 rtg_end_sections(struct rtg_prog *tp, u8 *depth)
 	return n;
 }
 
+/*
+ * Whether table entry @h is a resource a stop gives back: a dynptr clone
+ * goes with the record of its group, and a partly described run's table
+ * has only what its recording calls returned for certain (the rest is
+ * what samples saw, perhaps given back since).
+ */
+static bool rtg_held_to_release(const struct rtg_prog *tp, const struct rtg_held *h)
+{
+	return h->obj && !rtg_held_is_clone(h) && (!tp->partly || h->site->feeds);
+}
+
 /* Whether the watchdog can give back everything @run holds. */
 static bool rtg_can_release_all(struct rtg_prog *tp, const struct rtg_run *run)
 {
@@ -202,8 +213,7 @@ static bool rtg_can_release_all(struct rtg_prog *tp, const struct rtg_run *run)
 	for (i = 0; i < run->count; i++) {
 		const struct rtg_held *h = &run->held[i];
 
-		if (h->obj && !rtg_held_is_clone(h) &&
-		    !rtg_release_fn(h->site->stop_slot))
+		if (rtg_held_to_release(tp, h) && !rtg_release_fn(h->site->stop_slot))
 			return false;
 	}
 	return rtg_can_end_sections(tp, run->sections);
@@ -227,8 +237,7 @@ static void rtg_release_all(void *arg)
 		rtg_release_fn_t fn;
 
 		WRITE_ONCE(run->count, i + 1);
-		/* a dynptr clone goes with the record of its group */
-		if (!h->obj || rtg_held_is_clone(h))
+		if (!rtg_held_to_release(tp, h))
 			continue;
 		fn = rtg_release_fn(h->site->stop_slot);
 		/* the object, and flags 0 for a ring buffer record */
@@ -329,8 +338,12 @@ long rtg_run_stop(struct rtg_run *run, const struct rtg_site *site,
 		}
 		/*
 		 * only a table that is the truth is released by the watchdog
-		 * (a described run's holds what samples saw)
+		 * (a described run's holds what samples saw; a partly
+		 * described run's is the truth at calls whose paths differ,
+		 * and their descriptions say the sections)
 		 */
+		if (tp->partly && !rtg_held_from_table(site, run->sections))
+			goto fast;
 		if (!run->incomplete && !run->unmatched && !tp->no_unwind && !tp->described &&
 		    rtg_can_release_all(tp, run)) {
 			run->how = RTG_HOW_UNWOUND;
@@ -340,6 +353,7 @@ long rtg_run_stop(struct rtg_run *run, const struct rtg_site *site,
 			 */
 			bpf_call_hook_unwind(0, rtg_release_all, run);
 		}
+fast:
 		run->how = RTG_HOW_FAST;
 	}
 	return site->flags & RTG_SITE_SKIP ? -1 : 0;
@@ -408,8 +422,11 @@ u64 rtg_run_exit(u64 ret, struct bpf_call_hook_run *hook_run)
 	/* bracketed only to be recorded: it holds nothing followed */
 	if (tp->trace_only)
 		return ret;
-	/* what samples of a described run saw is no record of what it gave back */
-	if (tp->described)
+	/*
+	 * what samples of a described run saw is no record of what it gave
+	 * back, nor is a partly described run's table
+	 */
+	if (tp->described || tp->partly)
 		return ret;
 	if (unlikely(run->incomplete))
 		rtg_report(tp, &tp->incomplete, 1,
@@ -459,11 +476,12 @@ static void rtg_run_count_fast(struct rtg_run *run)
 /*
  * A release that matched nothing held (@run's full table may not have
  * it). A described run's table has only what its hooks saw since its
- * calls last took the slow path: that is no error.
+ * calls last took the slow path, and a partly described run's only what
+ * reaches its calls whose paths differ: that is no error.
  */
 static const struct rtg_site *rtg_run_unmatched(struct rtg_run *run)
 {
-	if (rtg_run_prog(run)->described)
+	if (rtg_run_prog(run)->described || rtg_run_prog(run)->partly)
 		rtg_run_count_fast(run);
 	else if (!run->incomplete && run->unmatched < U8_MAX)
 		run->unmatched++;
@@ -827,7 +845,9 @@ void rtg_run_stop_stats(u64 *described, u64 *from_table)
  * keeping the time the watchdog first saw it when an earlier sample had
  * it, so that hold_limit_us judges described runs as it judges the
  * others. A description that does not fit the run empties the table:
- * nothing is judged that is not known.
+ * nothing is judged that is not known. A partly described run's table
+ * is left as it is then (a stop at a call whose paths differ reads it),
+ * and at such a call.
  */
 void rtg_run_sample(struct rtg_run *run, const struct rtg_site *site,
 		    const u64 *args, const struct rtg_callee_regs *regs)
@@ -839,7 +859,10 @@ void rtg_run_sample(struct rtg_run *run, const struct rtg_site *site,
 	int n, i, j;
 
 	n = rtg_held_resolve(site, args, regs, res, RTG_DESCRIBED_MAX, sections);
-	n = min_t(int, n, rtg_run_prog(run)->nslots);
+	if (rtg_run_prog(run)->partly && (n < 0 || n > rtg_run_prog(run)->nslots))
+		n = -1;
+	else
+		n = min_t(int, n, rtg_run_prog(run)->nslots);
 	for (i = 0; i < n; i++) {
 		seen[i] = 0;
 		for (j = 0; j < run->count; j++)
@@ -853,9 +876,12 @@ void rtg_run_sample(struct rtg_run *run, const struct rtg_site *site,
 		run->held[i].site = res[i].acq;
 		run->held[i].seen = seen[i];
 	}
-	run->count = max(n, 0);
-	if (n >= 0)
+	if (n >= 0) {
+		run->count = n;
 		memcpy(run->sections, sections, sizeof(run->sections));
+	} else if (!rtg_run_prog(run)->partly) {
+		run->count = 0;
+	}
 	run->sample = 0;
 	local_irq_restore(flags);
 	this_cpu_dec(rtg_slow);

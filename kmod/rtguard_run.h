@@ -140,7 +140,8 @@ static __always_inline void rtg_run_enter_section(struct rtg_run *run, u8 sectio
 
 /*
  * The run left @section: one level less. Return: whether it was in it
- * (a described run's sections are what its samples saw: no error).
+ * (a described or partly described run's sections are what its samples
+ * saw: no error).
  */
 static __always_inline bool rtg_run_leave_section(struct rtg_run *run, u8 section)
 {
@@ -149,7 +150,8 @@ static __always_inline bool rtg_run_leave_section(struct rtg_run *run, u8 sectio
 
 	if (likely(held))
 		WRITE_ONCE(*depth, *depth - 1);
-	else if (run->unmatched < U8_MAX && !rtg_run_prog(run)->described)
+	else if (run->unmatched < U8_MAX && !rtg_run_prog(run)->described &&
+		 !rtg_run_prog(run)->partly)
 		run->unmatched++;
 	return held;
 }

@@ -403,23 +403,40 @@ static const struct {
 	bool releases;		/* its function can release on the watchdog's behalf */
 	bool consumes;		/* the call takes an argument away from the program */
 	u8 table_op;		/* what the JIT does in line instead of @post */
+	bool holds;		/* @post records a reference the call acquires */
 } rtg_roles[] = {
-	[RTG_ROLE_ACQUIRE] = { rtg_acquire_post, false, false, false, BPF_CALL_HOOK_TABLE_PUSH },
+	[RTG_ROLE_ACQUIRE] = { rtg_acquire_post, false, false, false, BPF_CALL_HOOK_TABLE_PUSH,
+			       true },
 	[RTG_ROLE_RELEASE] = { rtg_release_post, true, true, true, BPF_CALL_HOOK_TABLE_POP },
 	/* an acquiring function is never a release for the watchdog */
-	[RTG_ROLE_RELEASE_ACQUIRE] = { rtg_release_acquire_post, true, false, true },
-	[RTG_ROLE_HOLD_ARG] = { rtg_hold_arg_post, true, false, false },
+	[RTG_ROLE_RELEASE_ACQUIRE] = { rtg_release_acquire_post, true, false, true, 0, true },
+	[RTG_ROLE_HOLD_ARG] = { rtg_hold_arg_post, true, false, false, 0, true },
 	[RTG_ROLE_HOLD_TOKEN] = { rtg_section_begin_post, false, false, false },
 	[RTG_ROLE_RELEASE_TOKEN] = { rtg_section_end_post, false, true, true },
-	[RTG_ROLE_KPTR_XCHG] = { rtg_kptr_xchg_post, true, false, true },
+	[RTG_ROLE_KPTR_XCHG] = { rtg_kptr_xchg_post, true, false, true, 0, true },
 	[RTG_ROLE_MOVE_OUT] = { rtg_move_out_post, true, false, true },
-	[RTG_ROLE_MOVE_IN] = { rtg_move_in_post, false, false, false },
+	[RTG_ROLE_MOVE_IN] = { rtg_move_in_post, false, false, false, 0, true },
 	[RTG_ROLE_ITER_NEXT] = { NULL, false, false, false },
 	[RTG_ROLE_GUARD] = { NULL, false, false, false },
 	/* the pre hook follows the clone, before the call */
 	[RTG_ROLE_DYNPTR_CLONE] = { NULL, false, false, false },
 	[RTG_ROLE_RELEASE_DYNPTR] = { rtg_release_dynptr_post, true, true, true },
 };
+
+/*
+ * Whether a call of a partly described program keeps its table work: it
+ * acquires what a call whose paths differ may find held, or may give
+ * back what the table records. Sections are not recorded: the
+ * descriptions say them.
+ */
+static bool rtg_track_records(const struct rtg_site *site, const struct rtg_fn_facts *facts)
+{
+	if (site->role == RTG_ROLE_HOLD_TOKEN || site->role == RTG_ROLE_RELEASE_TOKEN)
+		return false;
+	if (rtg_roles[site->role].holds && site->feeds)
+		return true;
+	return rtg_roles[site->role].consumes && rtg_held_gives_back_recorded(site, facts->arg);
+}
 
 /*
  * The helper and kfunc calls of a program, as verified (kfunc calls not
@@ -523,6 +540,7 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 	if (!info || info->ret_acquired_mixed)
 		site->tprog->no_unwind = true;
 	site->held = info ? info->held : NULL;
+	site->feeds = info && info->held_differs;
 	site->verified_idx = info ? info->insn_idx : U32_MAX;
 	rtg_prog_add_acquire(site->tprog, site, stop_release);
 	/* sections are counted, not named by the calls that opened them */
@@ -556,9 +574,11 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 	/*
 	 * A described program's calls are made alone while no call is slow
 	 * (its hooks only while a stop, a sample or an event is pending):
-	 * a stop reads what the run holds from the description.
+	 * a stop reads what the run holds from the description. So are a
+	 * partly described program's, but those its table needs.
 	 */
-	if (site->tprog->described) {
+	if (site->tprog->described ||
+	    (site->tprog->partly && !rtg_track_records(site, &facts))) {
 		hook->table_op = BPF_CALL_HOOK_TABLE_NONE;
 		hook->plain_when_clear = true;
 	}

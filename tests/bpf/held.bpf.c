@@ -232,3 +232,66 @@ int held_deep_stop(void *ctx)
 	rtg_test_obj_put(o);
 	return r;
 }
+
+/*
+ * Partly described: the loop's call is reached holding an object and an
+ * iterator on one path and the iterator alone on the other, where the
+ * object's register holds the scalar 1, which no description merges. A
+ * stop there gives back what the run's table recorded: the acquisitions
+ * that reach the call. The pair before it is described and not recorded.
+ * In assembly, so that the compiler does not give each path a loop of
+ * its own.
+ */
+SEC("syscall")
+__naked void held_partly_stop(void)
+{
+	asm volatile (
+	"r1 = 5;"
+	"call %[rtg_test_obj_get];"
+	"if r0 == 0 goto 3f;"
+	"r6 = r0;"
+	"r1 = 0;"
+	"call %[rtg_test_arg1];"
+	"r1 = r6;"
+	"call %[rtg_test_obj_put];"
+	"r7 = 1;"
+	"r1 = %[take] ll;"
+	"r8 = *(u32 *)(r1 + 0);"
+	"if r8 == 0 goto 1f;"
+	"r1 = 2;"
+	"call %[rtg_test_obj_get];"
+	"r7 = r0;"
+"1:"
+	"r1 = %[spin_loops] ll;"
+	"r3 = *(u32 *)(r1 + 0);"
+	"r1 = r10;"
+	"r1 += -8;"
+	"r2 = 0;"
+	"call %[bpf_iter_num_new];"
+"2:"
+	"r1 = r10;"
+	"r1 += -8;"
+	"call %[bpf_iter_num_next];"
+	"if r0 == 0 goto 4f;"
+	"call %[rtg_test_arg0];"
+	"r1 = %[seen] ll;"
+	"*(u64 *)(r1 + 0) = r0;"
+	"goto 2b;"
+"4:"
+	"r1 = r10;"
+	"r1 += -8;"
+	"call %[bpf_iter_num_destroy];"
+	"if r8 == 0 goto 3f;"
+	"if r7 == 0 goto 3f;"
+	"r1 = r7;"
+	"call %[rtg_test_obj_put];"
+"3:"
+	"r0 = 0;"
+	"exit;"
+	:
+	: __imm_addr(take), __imm_addr(seen), __imm_addr(spin_loops),
+	  __imm(rtg_test_obj_get), __imm(rtg_test_obj_put), __imm(rtg_test_arg0),
+	  __imm(rtg_test_arg1), __imm(bpf_iter_num_new), __imm(bpf_iter_num_next),
+	  __imm(bpf_iter_num_destroy)
+	: __clobber_all);
+}

@@ -57,7 +57,7 @@ int progs_find(uint32_t id, struct rtg_prog_line *pl)
 /*
  * "prog ID NAME: slots=N incomplete=N unmatched=N leftover=N stray=N
  * stops=N released=N reported=N stoppable=0|1 stop_ret=N unwind=0|1
- * described=0|1", then indented: "  run pid=..." per run in flight
+ * described=0|1 partly=0|1", then indented: "  run pid=..." per run in flight
  * and, under it, one line per held object.
  */
 int held_find(uint32_t id, struct rtg_held *h)
@@ -78,11 +78,12 @@ int held_find(uint32_t id, struct rtg_held *h)
 		if (line[0] == '#')
 			continue;
 		if (line[0] != ' ') {
-			in = sscanf(line, "prog %u %31[^:]: slots=%u incomplete=%ld unmatched=%ld leftover=%ld stray=%ld stops=%ld released=%ld reported=%ld stoppable=%d stop_ret=%lld unwind=%d described=%d",
+			in = sscanf(line, "prog %u %31[^:]: slots=%u incomplete=%ld unmatched=%ld leftover=%ld stray=%ld stops=%ld released=%ld reported=%ld stoppable=%d stop_ret=%lld unwind=%d described=%d partly=%d",
 				    &pid, t.name, &t.slots, &t.incomplete,
 				    &t.unmatched, &t.leftover, &t.stray, &t.stops,
 				    &t.released, &t.reported, &t.stoppable,
-				    &t.stop_ret, &t.unwind, &t.described) == 14 && pid == id;
+				    &t.stop_ret, &t.unwind, &t.described,
+				    &t.partly) == 15 && pid == id;
 			if (in) {
 				memcpy(h, &t, sizeof(t));
 				off = 0;

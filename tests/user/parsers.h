@@ -44,6 +44,7 @@ struct rtg_held {
 	long long stop_ret;
 	int unwind;		/* the watchdog may unwind its runs */
 	int described;		/* its runs keep no table: the verifier describes them */
+	int partly;		/* a table only for the calls whose paths differ */
 	int nruns;		/* "run pid=" lines under the program */
 	char text[16384];	/* the indented lines under it, verbatim */
 };

@@ -274,19 +274,19 @@ static void check_held_report(void)
 	static const char * const names[] = {
 		"held_checked", "held_partly_checked", "held_unreadable",
 		"held_ambiguous", "held_no_description", "held_differences",
-		"held_table_incomplete",
+		"held_table_incomplete", "held_differs_checked",
 	};
-	uint64_t v[7] = {};
+	uint64_t v[8] = {};
 	unsigned int i;
 
-	for (i = 0; i < 7; i++)
+	for (i = 0; i < 8; i++)
 		if (!ASSERT_OK(stat_read(names[i], &v[i]), "stats %s", names[i]))
 			return;
-	printf("  check_held: %llu checked, %llu partly, %llu unreadable, %llu ambiguous, %llu undescribed, %llu differences, %llu incomplete tables\n",
+	printf("  check_held: %llu checked, %llu partly, %llu unreadable, %llu ambiguous, %llu undescribed, %llu differences, %llu incomplete tables, %llu where paths differ\n",
 	       (unsigned long long)v[0], (unsigned long long)v[1],
 	       (unsigned long long)v[2], (unsigned long long)v[3],
 	       (unsigned long long)v[4], (unsigned long long)v[5],
-	       (unsigned long long)v[6]);
+	       (unsigned long long)v[6], (unsigned long long)v[7]);
 	ASSERT_EQ(v[5], 0, "check_held: descriptions that differ from the table (dmesg names them)");
 	if (!stat_read("stops_described", &v[0]) && !stat_read("stops_from_table", &v[1]) &&
 	    (v[0] || v[1]))

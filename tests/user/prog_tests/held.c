@@ -164,6 +164,28 @@ void test_held_descriptions(void)
 		}
 		runs_checked(skel->progs.held_global_chain, 20, true);
 	}
+	/*
+	 * paths that reach a call with different references: the table has
+	 * only what the calls the verifier names (held_differs) recorded
+	 */
+	if (test__start_subtest("differs_recorded")) {
+		uint64_t diff0 = stat_of("held_differences"), chk0 = stat_of("held_differs_checked");
+
+		d = description_of(skel->progs.held_partly_stop, "rtg_test_arg0");
+		if (ASSERT_OK_PTR(d, "described")) {
+			printf("  %s\n", d);
+			ASSERT_TRUE(strstr(d, " differs"), "paths differ");
+			ASSERT_FALSE(strstr(d, " differs_state"), "in their references only");
+		}
+		skel->data->spin_loops = 4;
+		for (skel->data->take = 1; skel->data->take >= 0; skel->data->take--)
+			ASSERT_EQ(run_prog(skel->progs.held_partly_stop), 0, "take=%d: run",
+				  skel->data->take);
+		ASSERT_EQ(stat_of("held_differences"), diff0, "differences");
+		ASSERT_GE(stat_of("held_differs_checked") - chk0, 8, "calls checked");
+		skel->data->take = 1;
+		skel->data->spin_loops = 1 << 23;
+	}
 	held_bpf__destroy(skel);
 }
 
@@ -219,5 +241,39 @@ void test_held_stop_global_frames(void)
 	ASSERT_EQ(described, described0 + 1, "released by the descriptions");
 	ASSERT_OK(testmod_live(&live), "test objects");
 	ASSERT_EQ(live, live0, "no test object left");
+	held_bpf__destroy(skel);
+}
+
+/*
+ * A stop at a call that paths reach with different references (one
+ * object and an iterator, or the iterator alone) in a partly described
+ * program: the run's table recorded those, and only those; the pair
+ * before, which the description of its call names, was not recorded.
+ */
+WITH_MODULE(test_held_stop_partly, "track=1 check_held=0 describe=1 watchdog_ms=100");
+void test_held_stop_partly(void)
+{
+	struct held_bpf *skel = held_bpf__open_and_load();
+	uint64_t live0 = 0, live = 0, table0 = 0, table = 0;
+	struct rtg_held h;
+	int take;
+
+	if (!ASSERT_OK_PTR(skel, "load held"))
+		return;
+	if (ASSERT_OK(held_find(prog_id_of(skel->progs.held_partly_stop), &h), "in held")) {
+		ASSERT_EQ(h.described, 0, "not described");
+		ASSERT_EQ(h.partly, 1, "partly described");
+	}
+	for (take = 1; take >= 0; take--) {
+		skel->data->take = take;
+		ASSERT_OK(testmod_live(&live0), "test objects");
+		ASSERT_OK(stat_read("stops_from_table", &table0), "stats stops_from_table");
+		ASSERT_EQ(run_prog(skel->progs.held_partly_stop), -ETIMEDOUT,
+			  "take=%d: stopped", take);
+		ASSERT_OK(stat_read("stops_from_table", &table), "stats stops_from_table");
+		ASSERT_EQ(table, table0 + 1, "take=%d: released by the table", take);
+		ASSERT_OK(testmod_live(&live), "test objects");
+		ASSERT_EQ(live, live0, "take=%d: no test object left", take);
+	}
 	held_bpf__destroy(skel);
 }
