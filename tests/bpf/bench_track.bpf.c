@@ -113,3 +113,49 @@ int name##_x2(struct __sk_buff *skb)				\
 HELD_PROGS(pairs_task_held1, GET(0), PUT(0))
 HELD_PROGS(pairs_task_held8, GET8(1), PUT8(1))
 HELD_PROGS(pairs_task_held16, GET8(1); GET8(2), PUT8(2); PUT8(1))
+
+int partly_take;
+
+/*
+ * A call that paths reach holding an object or, in its register, the
+ * scalar 1: its description says that the paths differ, so the program
+ * is partly described, and the pairs after it, which never reach it, are
+ * not recorded. In assembly, so that the compiler does not give each
+ * path a call of its own.
+ */
+static __always_inline void differing_call(void)
+{
+	asm volatile (
+	"r7 = 1;"
+	"r1 = %[partly_take] ll;"
+	"r8 = *(u32 *)(r1 + 0);"
+	"if r8 == 0 goto 1f;"
+	"r1 = 1;"
+	"call %[rtg_test_obj_get];"
+	"r7 = r0;"
+"1:"
+	"call %[bpf_get_prandom_u32];"
+	"if r8 == 0 goto 2f;"
+	"if r7 == 0 goto 2f;"
+	"r1 = r7;"
+	"call %[rtg_test_obj_put];"
+"2:"
+	:
+	: [partly_take]"i"(&partly_take), [rtg_test_obj_get]"i"(rtg_test_obj_get),
+	  [bpf_get_prandom_u32]"i"(bpf_get_prandom_u32), [rtg_test_obj_put]"i"(rtg_test_obj_put)
+	: "r0", "r1", "r2", "r3", "r4", "r5", "r7", "r8", "memory");
+}
+
+SEC("tc")
+int pairs_task_partly(struct __sk_buff *skb)
+{
+	differing_call();
+	return task_pairs(PAIRS);
+}
+
+SEC("tc")
+int pairs_task_partly_x2(struct __sk_buff *skb)
+{
+	differing_call();
+	return task_pairs(2 * PAIRS);
+}

@@ -151,15 +151,16 @@ void bench_calls(void)
 			       (fns[v] - fns[V_BASE]) / CALLS_PER_RUN);
 }
 
-#define TRACK_PROGS 11
+#define TRACK_PROGS 13
 #define TRACK_X2 7	/* the twenty-pair variants of 0, 2, 3 and 4 */
+#define TRACK_PARTLY 11	/* pairs_task after a call whose paths differ, and _x2 */
 #define PAIRS_PER_RUN 10
 
 static const char *const track_progs[TRACK_PROGS] = {
 	"pairs_task", "pairs_obj", "pairs_task_held1", "pairs_task_held8",
 	"pairs_task_held16", "atomic_adds", "plain_adds",
 	"pairs_task_x2", "pairs_task_held1_x2", "pairs_task_held8_x2",
-	"pairs_task_held16_x2",
+	"pairs_task_held16_x2", "pairs_task_partly", "pairs_task_partly_x2",
 };
 
 /* ns per run of one tc program: one round of BENCH_RUNS runs. */
@@ -267,6 +268,7 @@ static bool time_track_progs(double ns[3][TRACK_PROGS], double all[3])
 	static const char *const track[3] = { "0", "1", "1" };
 	static const char *const describe[3] = { "1", "1", "0" };
 	struct bench_track_bpf *skel[3] = {};
+	struct rtg_held h;
 	bool ok = false;
 	int t, i;
 
@@ -291,6 +293,10 @@ static bool time_track_progs(double ns[3][TRACK_PROGS], double all[3])
 		for (t = 0; t < 3; t++)
 			ASSERT_GT(ns[t][i], 0, "%s (%d), ns", track_progs[i], t);
 	}
+	/* the pairs after the differing call are not recorded: partly described */
+	if (ASSERT_OK(held_find(prog_id_of(skel[1]->progs.pairs_task_partly), &h),
+		      "pairs_task_partly in held"))
+		ASSERT_EQ(h.partly, 1, "pairs_task_partly partly described");
 	for (t = 0; t < 3; t++)
 		all[t] = time_tc_all_cpus(bpf_program__fd(skel[t]->progs.pairs_task));
 	ok = true;
@@ -305,14 +311,16 @@ out:
 /* a table's row: what a pair adds for tracked variant t over untracked */
 static void print_track_row(double ns[3][TRACK_PROGS], int t, int i, double atomic)
 {
-	/* the held references are tracked pairs too */
-	static const int pairs[5] = { 10, 10, 11, 18, 66 };
-	static const int x2[5] = { TRACK_X2, -1, TRACK_X2 + 1, TRACK_X2 + 2, TRACK_X2 + 3 };
+	/* the held references are tracked pairs too, as is the differing call's */
+	static const int pairs[TRACK_PARTLY + 1] = { 10, 10, 11, 18, 66,
+		[TRACK_PARTLY] = 11 };
+	static const int x2[TRACK_PARTLY + 1] = { TRACK_X2, -1, TRACK_X2 + 1, TRACK_X2 + 2,
+		TRACK_X2 + 3, [TRACK_PARTLY] = TRACK_PARTLY + 1 };
 	double all = (ns[t][i] - ns[0][i]) / pairs[i];
 	double pair = all;
 
 	/* ten more pairs, the same held: what they add is theirs alone */
-	if (x2[i] >= 0)
+	if (x2[i] > 0)
 		pair = ((ns[t][x2[i]] - ns[0][x2[i]]) - (ns[t][i] - ns[0][i])) / PAIRS_PER_RUN;
 	printf("  %-26s %10.0f %10.0f %14.1f %14.1f %12.2f\n", track_progs[i],
 	       ns[0][i], ns[t][i], pair, all, pair / atomic);
@@ -339,6 +347,7 @@ void bench_track(void)
 		       "pair added", "all averaged", "x atomic add");
 		for (i = 0; i < 5; i++)
 			print_track_row(ns, t, i, atomic);
+		print_track_row(ns, t, TRACK_PARTLY, atomic);
 		printf("  %-26s %10.0f %10.0f %14.1f %14s %12.2f\n", "pairs_task, all CPUs at once",
 		       all[0], all[t], (all[t] - all[0]) / PAIRS_PER_RUN, "",
 		       (all[t] - all[0]) / PAIRS_PER_RUN / atomic);
@@ -347,7 +356,9 @@ void bench_track(void)
 	       atomic, ns[0][5], ns[0][6]);
 	printf("  (one pair is two hooked calls, acquire and release. pair added: what ten more pairs add, per pair;\n"
 	       "   all averaged: the run's whole tracking cost over its 10 + N pairs, the N held ones acquired\n"
-	       "   before and released after the ten, first in first out within groups of eight, with entry and exit)\n");
+	       "   before and released after the ten, first in first out within groups of eight, with entry and exit;\n"
+	       "   pairs_task_partly: the pairs after a call whose paths differ, which partly describes the program\n"
+	       "   when tracked with describe=1, and which the pairs never reach: they are not recorded)\n");
 }
 
 /* Loads of bench.bpf.o's bench_calls under the given parameters. */
