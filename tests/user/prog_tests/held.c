@@ -190,6 +190,28 @@ void test_held_descriptions(void)
 }
 
 /*
+ * Runs of prog on both paths (take 1, then 0), each stopped by the
+ * watchdog: the stop counted once in stats stat, and no test object left.
+ */
+static void stopped_on_both_paths(struct held_bpf *skel, const struct bpf_program *prog,
+				  const char *stat)
+{
+	uint64_t live0 = 0, live = 0, n0 = 0, n = 0;
+	int take;
+
+	for (take = 1; take >= 0; take--) {
+		skel->data->take = take;
+		ASSERT_OK(testmod_live(&live0), "test objects");
+		ASSERT_OK(stat_read(stat, &n0), "stats %s", stat);
+		ASSERT_EQ(run_prog(prog), -ETIMEDOUT, "take=%d: stopped", take);
+		ASSERT_OK(stat_read(stat, &n), "stats %s", stat);
+		ASSERT_EQ(n, n0 + 1, "take=%d: released as %s counts", take, stat);
+		ASSERT_OK(testmod_live(&live), "test objects");
+		ASSERT_EQ(live, live0, "take=%d: no test object left", take);
+	}
+}
+
+/*
  * Two paths reach the stopping call, one holding an object, one not: the
  * stop gives back what the description reads on this run, nothing more.
  */
@@ -197,22 +219,10 @@ WITH_MODULE(test_held_stop_two_paths, "track=1 watchdog_ms=100");
 void test_held_stop_two_paths(void)
 {
 	struct held_bpf *skel = held_bpf__open_and_load();
-	uint64_t live0 = 0, live = 0, described0 = 0, described = 0;
-	int take;
 
 	if (!ASSERT_OK_PTR(skel, "load held"))
 		return;
-	for (take = 1; take >= 0; take--) {
-		skel->data->take = take;
-		ASSERT_OK(testmod_live(&live0), "test objects");
-		ASSERT_OK(stat_read("stops_described", &described0), "stats stops_described");
-		ASSERT_EQ(run_prog(skel->progs.held_two_paths_stop), -ETIMEDOUT,
-			  "take=%d: stopped", take);
-		ASSERT_OK(stat_read("stops_described", &described), "stats stops_described");
-		ASSERT_EQ(described, described0 + 1, "take=%d: released by the description", take);
-		ASSERT_OK(testmod_live(&live), "test objects");
-		ASSERT_EQ(live, live0, "take=%d: no test object left", take);
-	}
+	stopped_on_both_paths(skel, skel->progs.held_two_paths_stop, "stops_described");
 	printf("  %s\n", description_of(skel->progs.held_two_paths_stop, "rtg_test_arg0") ?: "-");
 	held_bpf__destroy(skel);
 }
@@ -254,9 +264,7 @@ WITH_MODULE(test_held_stop_partly, "track=1 check_held=0 describe=1 watchdog_ms=
 void test_held_stop_partly(void)
 {
 	struct held_bpf *skel = held_bpf__open_and_load();
-	uint64_t live0 = 0, live = 0, table0 = 0, table = 0;
 	struct rtg_held h;
-	int take;
 
 	if (!ASSERT_OK_PTR(skel, "load held"))
 		return;
@@ -264,16 +272,6 @@ void test_held_stop_partly(void)
 		ASSERT_EQ(h.described, 0, "not described");
 		ASSERT_EQ(h.partly, 1, "partly described");
 	}
-	for (take = 1; take >= 0; take--) {
-		skel->data->take = take;
-		ASSERT_OK(testmod_live(&live0), "test objects");
-		ASSERT_OK(stat_read("stops_from_table", &table0), "stats stops_from_table");
-		ASSERT_EQ(run_prog(skel->progs.held_partly_stop), -ETIMEDOUT,
-			  "take=%d: stopped", take);
-		ASSERT_OK(stat_read("stops_from_table", &table), "stats stops_from_table");
-		ASSERT_EQ(table, table0 + 1, "take=%d: released by the table", take);
-		ASSERT_OK(testmod_live(&live), "test objects");
-		ASSERT_EQ(live, live0, "take=%d: no test object left", take);
-	}
+	stopped_on_both_paths(skel, skel->progs.held_partly_stop, "stops_from_table");
 	held_bpf__destroy(skel);
 }
