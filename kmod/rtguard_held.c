@@ -62,7 +62,9 @@ enum rtg_held_why {
 	RTG_HELD_WHY_DESCRIBED,	/* none: the program is described */
 	RTG_HELD_WHY_PARTLY,	/* its table follows what reaches calls whose paths differ */
 	RTG_HELD_WHY_NO_DESC,	/* the verifier described no call, or not this one */
-	RTG_HELD_WHY_DIFFERS,	/* paths reach the call holding different sets */
+	RTG_HELD_WHY_DIFFERS,	/* paths reach the call holding different sections or frames */
+	RTG_HELD_WHY_DIFFERS_GLOBAL, /* ... different sets, in or across a global function */
+	RTG_HELD_WHY_DIFFERS_LOCK, /* ... different sets, holding the lock */
 	RTG_HELD_WHY_TOO_MANY,	/* more than 255 resources */
 	RTG_HELD_WHY_MIXED,	/* a helper acquires on some paths only */
 	RTG_HELD_WHY_CLONE,	/* the program clones a dynptr */
@@ -79,6 +81,8 @@ static const char * const rtg_held_why_names[RTG_HELD_NR_WHYS] = {
 	[RTG_HELD_WHY_PARTLY] = "held_partly_described_progs",
 	[RTG_HELD_WHY_NO_DESC] = "held_undescribed_no_description",
 	[RTG_HELD_WHY_DIFFERS] = "held_undescribed_differs",
+	[RTG_HELD_WHY_DIFFERS_GLOBAL] = "held_undescribed_differs_global",
+	[RTG_HELD_WHY_DIFFERS_LOCK] = "held_undescribed_differs_lock",
 	[RTG_HELD_WHY_TOO_MANY] = "held_undescribed_too_many",
 	[RTG_HELD_WHY_MIXED] = "held_undescribed_mixed_acquire",
 	[RTG_HELD_WHY_CLONE] = "held_undescribed_dynptr_clone",
@@ -604,6 +608,23 @@ static enum rtg_held_why rtg_held_desc_complete(const struct bpf_call_info *info
 }
 
 /*
+ * A call whose paths differ: partly described (its references from the
+ * table, its sections from @info's description), or why not.
+ */
+static enum rtg_held_why rtg_held_differs_why(const struct bpf_call_info *info)
+{
+	const struct bpf_held_desc *d = info->held;
+
+	if (d->flags != BPF_HELD_DIFFERS)
+		return RTG_HELD_WHY_DIFFERS;
+	if (info->bpf_func || d->global)
+		return RTG_HELD_WHY_DIFFERS_GLOBAL;
+	if (rtg_held_has_lock(d))
+		return RTG_HELD_WHY_DIFFERS_LOCK;
+	return RTG_HELD_WHY_PARTLY;
+}
+
+/*
  * Whether a program keeps no run-time table (@main verified and
  * rewritten), keeps one only for what reaches its calls whose paths
  * differ, or why it keeps a whole one.
@@ -637,8 +658,9 @@ static enum rtg_held_why rtg_held_prog_described(const struct bpf_prog_aux *main
 		if (info->bpf_func && !info->held)
 			continue;
 		why = rtg_held_desc_complete(info, clone_id);
-		if (why == RTG_HELD_WHY_DIFFERS && !info->bpf_func &&
-		    rtg_held_differs_refs_only(info->held))
+		if (why == RTG_HELD_WHY_DIFFERS)
+			why = rtg_held_differs_why(info);
+		if (why == RTG_HELD_WHY_PARTLY)
 			differ++;
 		else if (why != RTG_HELD_WHY_DESCRIBED)
 			return why;
