@@ -19,8 +19,9 @@
 # Per mode: the mode finished (no crash, no timeout), the kernel log is
 # clean (scripts/check.sh's list of reports), insmod and rmmod (tries
 # reported) worked, debugfs held showed nothing left, and every
-# difference from the baseline, subtest by subtest, is listed in
-# tests/selftests-expected-diffs. Prints every difference; ends with
+# difference from the baseline, subtest by subtest, and every failure of
+# the baseline itself, is listed in tests/selftests-expected-diffs.
+# Prints every difference; ends with
 # "N passed, N failed"; exits non-zero on any failure.
 set -uo pipefail
 export LC_ALL=C
@@ -297,6 +298,23 @@ for m in "${modes[@]}"; do
 			"$ndiff differences, $nexp expected"
 	elif [ -n "$b" ]; then
 		result "$m-same-as-$b" 0 "no results to compare"
+	fi
+	# the baseline itself (absent): a test failing there is compared
+	# with nothing, so it must be listed as a difference from a kernel
+	# where it passes
+	if [ -z "$b" ] && [ -f "$res/$m.results" ]; then
+		unexpected=0
+		while IFS=$'\t' read -r key now; do
+			why=$(expected_diff "$m" "$key" "$now")
+			if [ -n "$why" ]; then
+				echo "    fails in the baseline: $key (expected: $why)"
+			else
+				unexpected=$((unexpected + 1))
+				echo "    fails in the baseline: $key"
+			fi
+		done < <(awk -F'\t' '$2 == "FAIL"' "$res/$m.results")
+		result "$m-passes" "$([ "$unexpected" = 0 ] && echo 1 || echo 0)" \
+			"$unexpected failures not in tests/selftests-expected-diffs"
 	fi
 	stops=$(sed -nE "s/^rtg-st: mode $m stops ([0-9]+).*/\1/p" "$l")
 	table+=("$(printf '%-20s %-9s %5s %5s %5s %6s %6s %6s' "$m" "${status[$m]}" \
