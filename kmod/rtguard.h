@@ -382,6 +382,15 @@ struct rtg_prog {
 	const struct rtg_site *lock_site;
 };
 
+/*
+ * Whether @tp's table is not the whole truth: a described or partly
+ * described program's holds what samples of its descriptions saw.
+ */
+static inline bool rtg_prog_sampled(const struct rtg_prog *tp)
+{
+	return tp->described || tp->partly;
+}
+
 /**
  * struct rtg_image - the module's state for one hooked program image
  * @node: entry in the list of hooked images

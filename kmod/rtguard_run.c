@@ -426,7 +426,7 @@ u64 rtg_run_exit(u64 ret, struct bpf_call_hook_run *hook_run)
 	 * what samples of a described run saw is no record of what it gave
 	 * back, nor is a partly described run's table
 	 */
-	if (tp->described || tp->partly)
+	if (rtg_prog_sampled(tp))
 		return ret;
 	if (unlikely(run->incomplete))
 		rtg_report(tp, &tp->incomplete, 1,
@@ -481,7 +481,7 @@ static void rtg_run_count_fast(struct rtg_run *run)
  */
 static const struct rtg_site *rtg_run_unmatched(struct rtg_run *run)
 {
-	if (rtg_run_prog(run)->described || rtg_run_prog(run)->partly)
+	if (rtg_prog_sampled(rtg_run_prog(run)))
 		rtg_run_count_fast(run);
 	else if (!run->incomplete && run->unmatched < U8_MAX)
 		run->unmatched++;

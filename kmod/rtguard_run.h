@@ -150,8 +150,7 @@ static __always_inline bool rtg_run_leave_section(struct rtg_run *run, u8 sectio
 
 	if (likely(held))
 		WRITE_ONCE(*depth, *depth - 1);
-	else if (run->unmatched < U8_MAX && !rtg_run_prog(run)->described &&
-		 !rtg_run_prog(run)->partly)
+	else if (run->unmatched < U8_MAX && !rtg_prog_sampled(rtg_run_prog(run)))
 		run->unmatched++;
 	return held;
 }

@@ -126,7 +126,7 @@ static void rtg_watchdog_check(u32 runtime, u32 hold, const struct rtg_tick *tic
 		charged = rtg_run_charge(run, tick);
 		if (runtime && charged > runtime)
 			reason = RTG_STOP_RUNTIME;
-		if (hold && (rtg_run_prog(run)->described || rtg_run_prog(run)->partly))
+		if (hold && rtg_prog_sampled(rtg_run_prog(run)))
 			rtg_run_ask_sample(run);
 		if (hold && rtg_run_longest_hold(run) > hold)
 			reason = RTG_STOP_HOLD;
