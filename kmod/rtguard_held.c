@@ -64,7 +64,6 @@ enum rtg_held_why {
 	RTG_HELD_WHY_NO_DESC,	/* the verifier described no call, or not this one */
 	RTG_HELD_WHY_DIFFERS,	/* paths reach the call holding different sections or frames */
 	RTG_HELD_WHY_DIFFERS_GLOBAL, /* ... different sets, in or across a global function */
-	RTG_HELD_WHY_DIFFERS_LOCK, /* ... different sets, holding the lock */
 	RTG_HELD_WHY_TOO_MANY,	/* more than 255 resources */
 	RTG_HELD_WHY_MIXED,	/* a helper acquires on some paths only */
 	RTG_HELD_WHY_CLONE,	/* the program clones a dynptr */
@@ -82,7 +81,6 @@ static const char * const rtg_held_why_names[RTG_HELD_NR_WHYS] = {
 	[RTG_HELD_WHY_NO_DESC] = "held_undescribed_no_description",
 	[RTG_HELD_WHY_DIFFERS] = "held_undescribed_differs",
 	[RTG_HELD_WHY_DIFFERS_GLOBAL] = "held_undescribed_differs_global",
-	[RTG_HELD_WHY_DIFFERS_LOCK] = "held_undescribed_differs_lock",
 	[RTG_HELD_WHY_TOO_MANY] = "held_undescribed_too_many",
 	[RTG_HELD_WHY_MIXED] = "held_undescribed_mixed_acquire",
 	[RTG_HELD_WHY_CLONE] = "held_undescribed_dynptr_clone",
@@ -321,15 +319,42 @@ static bool rtg_held_has_lock(const struct bpf_held_desc *d)
 }
 
 /*
- * Whether a stop at a helper or kfunc call of a main program's verifier
- * state whose paths differ in the references alone (described by
- * @d) can take them from a table that follows only the acquisitions
- * that reach such calls (&bpf_call_info.held_differs), and its sections
- * from @d: the table names no lock.
+ * Whether @d describes a helper or kfunc call of a main program's
+ * verifier state whose paths differ in the references alone: a table
+ * that follows only the acquisitions that reach such calls
+ * (&bpf_call_info.held_differs) has them, and @d the sections and the
+ * places of the lock (kernel patch 30 says the paths differ in more
+ * otherwise, BPF_HELD_DIFFERS_STATE).
  */
 static bool rtg_held_differs_refs_only(const struct bpf_held_desc *d)
 {
-	return d && d->flags == BPF_HELD_DIFFERS && !d->global && !rtg_held_has_lock(d);
+	return d && d->flags == BPF_HELD_DIFFERS && !d->global;
+}
+
+/* Whether table entry @h is the spin lock, which bpf_spin_lock() holds. */
+static bool rtg_held_is_lock(const struct rtg_held *h)
+{
+	return !(h->site->flags & RTG_SITE_KFUNC) && h->site->func_id == BPF_FUNC_spin_lock;
+}
+
+/*
+ * The spin lock @d names (read through @site's frame, as @args and @regs
+ * give it) in *@lock, or 0 when it names none.
+ */
+static bool rtg_held_read_lock(const struct rtg_site *site, const struct bpf_held_desc *d,
+			       const u64 *args, const struct rtg_callee_regs *regs, u64 *lock)
+{
+	struct rtg_held_cx cx;
+	u64 slot;
+	u32 i;
+
+	*lock = 0;
+	for (i = 0; i < d->nr_locs && d->loc[i].kind != BPF_HELD_LOCK; i++)
+		;
+	if (i == d->nr_locs)
+		return true;
+	return rtg_held_cx_init(&cx, site, d, args, regs) &&
+	       rtg_held_read(&cx.part[0], &i, &cx, lock, &slot) == RTG_HELD_OK && *lock;
 }
 
 /*
@@ -338,23 +363,44 @@ static bool rtg_held_differs_refs_only(const struct bpf_held_desc *d)
  * the table must come from a call the verifier says records it
  * (&bpf_call_info.held_differs), and the sections be the description's.
  */
-static void rtg_held_check_differs(struct rtg_run *run, const struct rtg_site *site)
+static void rtg_held_check_differs(struct rtg_run *run, const struct rtg_site *site,
+				   const u64 *args, const struct rtg_callee_regs *regs)
 {
 	const struct bpf_held_desc *d = site->held;
+	u64 lock, locks = 0;
 	u32 j;
 
 	if (run->incomplete) {
 		rtg_held_count(RTG_HELD_TABLE_INCOMPLETE);
 		return;
 	}
+	if (!rtg_held_read_lock(site, d, args, regs, &lock)) {
+		rtg_held_count(RTG_HELD_UNREADABLE);
+		return;
+	}
 	for (j = 0; j < run->count; j++) {
 		const struct rtg_held *h = &run->held[j];
 
-		if (h->obj && !rtg_held_is_clone(h) && !h->site->feeds) {
+		if (!h->obj || rtg_held_is_clone(h))
+			continue;
+		/* the lock: the one the description names, and only it */
+		if (rtg_held_is_lock(h)) {
+			if (h->obj != lock || locks++) {
+				rtg_held_report(site, "in the table, not the described lock:",
+						h->obj, BPF_HELD_LOCK);
+				return;
+			}
+			continue;
+		}
+		if (!h->site->feeds) {
 			rtg_held_report(site, "in the table, from a call that does not record it:",
 					h->obj, BPF_HELD_PTR);
 			return;
 		}
+	}
+	if (lock && !locks) {
+		rtg_held_report(site, "described, not in the table:", lock, BPF_HELD_LOCK);
+		return;
 	}
 	if (run->sections[RTG_SECTION_RCU] != d->rcu ||
 	    run->sections[RTG_SECTION_PREEMPT] != d->preempt) {
@@ -390,7 +436,7 @@ void rtg_held_check(struct rtg_run *run, const struct rtg_site *site,
 
 	if (!d || d->flags) {
 		if (rtg_held_differs_refs_only(d))
-			rtg_held_check_differs(run, site);
+			rtg_held_check_differs(run, site, args, regs);
 		else
 			rtg_held_count(RTG_HELD_NO_DESC);
 		return;
@@ -619,8 +665,6 @@ static enum rtg_held_why rtg_held_differs_why(const struct bpf_call_info *info)
 		return RTG_HELD_WHY_DIFFERS;
 	if (info->bpf_func || d->global)
 		return RTG_HELD_WHY_DIFFERS_GLOBAL;
-	if (rtg_held_has_lock(d))
-		return RTG_HELD_WHY_DIFFERS_LOCK;
 	return RTG_HELD_WHY_PARTLY;
 }
 
@@ -702,12 +746,16 @@ void rtg_held_prog_new(struct rtg_prog *tp)
  *
  * Return: true at a call whose paths differ in what they hold: the
  * table has every resource there, and the description the sections.
+ * False too where the spin lock is held (the table never records it):
+ * the run fast-executes there. The watchdog's mark cannot reach such a
+ * call first: its timer needs interrupts, which bpf_spin_lock() turns
+ * off, and its call is hooked.
  */
 bool rtg_held_from_table(const struct rtg_site *site, u8 *sections)
 {
 	const struct bpf_held_desc *d = site->held;
 
-	if (!site->tprog->partly || !rtg_held_differs_refs_only(d))
+	if (!site->tprog->partly || !rtg_held_differs_refs_only(d) || rtg_held_has_lock(d))
 		return false;
 	memset(sections, 0, RTG_NR_SECTIONS);
 	sections[RTG_SECTION_RCU] = d->rcu;

@@ -186,6 +186,31 @@ void test_held_descriptions(void)
 		skel->data->take = 1;
 		skel->data->spin_loops = 1 << 23;
 	}
+	/* the same, holding the spin lock: it is where the description says */
+	if (test__start_subtest("differs_lock")) {
+		uint64_t diff0 = stat_of("held_differences"), chk0 = stat_of("held_differs_checked");
+
+		d = description_of(skel->progs.held_partly_lock, "bpf_spin_unlock");
+		if (ASSERT_OK_PTR(d, "described")) {
+			printf("  %s\n", d);
+			ASSERT_TRUE(strstr(d, " differs"), "paths differ");
+			ASSERT_FALSE(strstr(d, " differs_state"), "in their references only");
+			ASSERT_TRUE(strstr(d, " spin_lock "), "the lock held");
+		}
+		for (skel->data->take = 1; skel->data->take >= 0; skel->data->take--)
+			ASSERT_EQ(run_prog(skel->progs.held_partly_lock), 0, "take=%d: run",
+				  skel->data->take);
+		ASSERT_EQ(stat_of("held_differences"), diff0, "differences");
+		/* bpf_spin_lock() and bpf_spin_unlock(), on each path */
+		ASSERT_GE(stat_of("held_differs_checked") - chk0, 4, "calls checked");
+		skel->data->take = 1;
+		/* the lock in another set of places on each path */
+		d = description_of(skel->progs.held_lock_places, "bpf_spin_unlock");
+		if (ASSERT_OK_PTR(d, "described")) {
+			printf("  %s\n", d);
+			ASSERT_TRUE(strstr(d, " differs_state"), "the lock's places differ");
+		}
+	}
 	held_bpf__destroy(skel);
 }
 
@@ -273,5 +298,10 @@ void test_held_stop_partly(void)
 		ASSERT_EQ(h.partly, 1, "partly described");
 	}
 	stopped_on_both_paths(skel, skel->progs.held_partly_stop, "stops_from_table");
+	/* the spin lock held where paths differ: partly described too */
+	if (ASSERT_OK(held_find(prog_id_of(skel->progs.held_partly_lock), &h), "in held")) {
+		ASSERT_EQ(h.described, 0, "with the lock: not described");
+		ASSERT_EQ(h.partly, 1, "with the lock: partly described");
+	}
 	held_bpf__destroy(skel);
 }
