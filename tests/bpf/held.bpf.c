@@ -304,68 +304,40 @@ __naked void held_partly_stop(void)
  * bpf_spin_unlock() is reached holding an object and the lock on one
  * path, the lock alone on the other, where the object's register holds
  * the scalar 1. The lock is in R1 on both: the description names its
- * place for every path.
+ * place for every path. held_lock_places also keeps it in R6 on the
+ * first path: the paths differ in the lock's places too (differs_state).
  */
-SEC("syscall")
-__naked void held_partly_lock(void)
-{
-	asm volatile (
-	"r7 = 1;"
-	"r1 = %[take] ll;"
-	"r8 = *(u32 *)(r1 + 0);"
-	"if r8 == 0 goto 1f;"
-	"r1 = 2;"
-	"call %[rtg_test_obj_get];"
-	"r7 = r0;"
-"1:"
-	"r1 = %[held_lock] ll;"
-	"call %[bpf_spin_lock];"
-	"r1 = %[held_lock] ll;"
-	"call %[bpf_spin_unlock];"
-	"if r8 == 0 goto 2f;"
-	"if r7 == 0 goto 2f;"
-	"r1 = r7;"
-	"call %[rtg_test_obj_put];"
-"2:"
-	"r0 = 0;"
-	"exit;"
-	:
-	: __imm_addr(take), __imm_addr(held_lock), __imm(rtg_test_obj_get),
-	  __imm(rtg_test_obj_put), __imm(bpf_spin_lock), __imm(bpf_spin_unlock)
-	: __clobber_all);
+#define HELD_LOCK_PROG(name, take_also)					\
+SEC("syscall")								\
+__naked void name(void)							\
+{									\
+	asm volatile (							\
+	"r6 = 1;"							\
+	"r7 = 1;"							\
+	"r1 = %[take] ll;"						\
+	"r8 = *(u32 *)(r1 + 0);"					\
+	"if r8 == 0 goto 1f;"						\
+	"r1 = 2;"							\
+	"call %[rtg_test_obj_get];"					\
+	"r7 = r0;"							\
+	take_also							\
+"1:"									\
+	"r1 = %[held_lock] ll;"						\
+	"call %[bpf_spin_lock];"					\
+	"r1 = %[held_lock] ll;"						\
+	"call %[bpf_spin_unlock];"					\
+	"if r8 == 0 goto 2f;"						\
+	"if r7 == 0 goto 2f;"						\
+	"r1 = r7;"							\
+	"call %[rtg_test_obj_put];"					\
+"2:"									\
+	"r0 = 0;"							\
+	"exit;"								\
+	:								\
+	: __imm_addr(take), __imm_addr(held_lock), __imm(rtg_test_obj_get), \
+	  __imm(rtg_test_obj_put), __imm(bpf_spin_lock), __imm(bpf_spin_unlock) \
+	: __clobber_all);						\
 }
 
-/*
- * The same, but the lock is in R1 and R6 on one path, in R1 alone on the
- * other: the paths differ in the lock's places too (differs_state).
- */
-SEC("syscall")
-__naked void held_lock_places(void)
-{
-	asm volatile (
-	"r6 = 1;"
-	"r7 = 1;"
-	"r1 = %[take] ll;"
-	"r8 = *(u32 *)(r1 + 0);"
-	"if r8 == 0 goto 1f;"
-	"r1 = 2;"
-	"call %[rtg_test_obj_get];"
-	"r7 = r0;"
-	"r6 = %[held_lock] ll;"
-"1:"
-	"r1 = %[held_lock] ll;"
-	"call %[bpf_spin_lock];"
-	"r1 = %[held_lock] ll;"
-	"call %[bpf_spin_unlock];"
-	"if r8 == 0 goto 2f;"
-	"if r7 == 0 goto 2f;"
-	"r1 = r7;"
-	"call %[rtg_test_obj_put];"
-"2:"
-	"r0 = 0;"
-	"exit;"
-	:
-	: __imm_addr(take), __imm_addr(held_lock), __imm(rtg_test_obj_get),
-	  __imm(rtg_test_obj_put), __imm(bpf_spin_lock), __imm(bpf_spin_unlock)
-	: __clobber_all);
-}
+HELD_LOCK_PROG(held_partly_lock, "")
+HELD_LOCK_PROG(held_lock_places, "r6 = %[held_lock] ll;")

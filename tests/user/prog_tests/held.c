@@ -70,6 +70,37 @@ static void runs_checked(const struct bpf_program *prog, int runs, bool whole)
 			  part0 - ok0, runs, "calls checked");
 }
 
+/*
+ * The description of prog's call to func, which says its paths differ in
+ * the references they hold alone (NULL if there is none).
+ */
+static const char *differs_in_refs(const struct bpf_program *prog, const char *func)
+{
+	const char *d = description_of(prog, func);
+
+	if (ASSERT_OK_PTR(d, "described")) {
+		printf("  %s\n", d);
+		ASSERT_TRUE(strstr(d, " differs"), "paths differ");
+		ASSERT_FALSE(strstr(d, " differs_state"), "in their references only");
+	}
+	return d;
+}
+
+/*
+ * Runs of prog on both paths (take 1, then 0), checked: no difference,
+ * and at least min checks at calls whose paths differ.
+ */
+static void differs_checked(struct held_bpf *skel, const struct bpf_program *prog, int min)
+{
+	uint64_t diff0 = stat_of("held_differences"), chk0 = stat_of("held_differs_checked");
+
+	for (skel->data->take = 1; skel->data->take >= 0; skel->data->take--)
+		ASSERT_EQ(run_prog(prog), 0, "take=%d: run", skel->data->take);
+	ASSERT_EQ(stat_of("held_differences"), diff0, "differences");
+	ASSERT_GE(stat_of("held_differs_checked") - chk0, min, "calls checked");
+	skel->data->take = 1;
+}
+
 WITH_MODULE(test_held_descriptions, "track=1 check_held=1");
 void test_held_descriptions(void)
 {
@@ -169,41 +200,17 @@ void test_held_descriptions(void)
 	 * only what the calls the verifier names (held_differs) recorded
 	 */
 	if (test__start_subtest("differs_recorded")) {
-		uint64_t diff0 = stat_of("held_differences"), chk0 = stat_of("held_differs_checked");
-
-		d = description_of(skel->progs.held_partly_stop, "rtg_test_arg0");
-		if (ASSERT_OK_PTR(d, "described")) {
-			printf("  %s\n", d);
-			ASSERT_TRUE(strstr(d, " differs"), "paths differ");
-			ASSERT_FALSE(strstr(d, " differs_state"), "in their references only");
-		}
+		differs_in_refs(skel->progs.held_partly_stop, "rtg_test_arg0");
 		skel->data->spin_loops = 4;
-		for (skel->data->take = 1; skel->data->take >= 0; skel->data->take--)
-			ASSERT_EQ(run_prog(skel->progs.held_partly_stop), 0, "take=%d: run",
-				  skel->data->take);
-		ASSERT_EQ(stat_of("held_differences"), diff0, "differences");
-		ASSERT_GE(stat_of("held_differs_checked") - chk0, 8, "calls checked");
-		skel->data->take = 1;
+		differs_checked(skel, skel->progs.held_partly_stop, 8);
 		skel->data->spin_loops = 1 << 23;
 	}
 	/* the same, holding the spin lock: it is where the description says */
 	if (test__start_subtest("differs_lock")) {
-		uint64_t diff0 = stat_of("held_differences"), chk0 = stat_of("held_differs_checked");
-
-		d = description_of(skel->progs.held_partly_lock, "bpf_spin_unlock");
-		if (ASSERT_OK_PTR(d, "described")) {
-			printf("  %s\n", d);
-			ASSERT_TRUE(strstr(d, " differs"), "paths differ");
-			ASSERT_FALSE(strstr(d, " differs_state"), "in their references only");
-			ASSERT_TRUE(strstr(d, " spin_lock "), "the lock held");
-		}
-		for (skel->data->take = 1; skel->data->take >= 0; skel->data->take--)
-			ASSERT_EQ(run_prog(skel->progs.held_partly_lock), 0, "take=%d: run",
-				  skel->data->take);
-		ASSERT_EQ(stat_of("held_differences"), diff0, "differences");
+		d = differs_in_refs(skel->progs.held_partly_lock, "bpf_spin_unlock");
+		ASSERT_TRUE(d && strstr(d, " spin_lock "), "the lock held");
 		/* bpf_spin_lock() and bpf_spin_unlock(), on each path */
-		ASSERT_GE(stat_of("held_differs_checked") - chk0, 4, "calls checked");
-		skel->data->take = 1;
+		differs_checked(skel, skel->progs.held_partly_lock, 4);
 		/* the lock in another set of places on each path */
 		d = description_of(skel->progs.held_lock_places, "bpf_spin_unlock");
 		if (ASSERT_OK_PTR(d, "described")) {
