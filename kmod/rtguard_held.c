@@ -361,7 +361,8 @@ static bool rtg_held_read_lock(const struct rtg_site *site, const struct bpf_hel
  * At a call whose paths hold different references and the same sections
  * (a partly described program's table is read there), every resource in
  * the table must come from a call the verifier says records it
- * (&bpf_call_info.held_differs), and the sections be the description's.
+ * (&bpf_call_info.held_differs), a spin lock be the one the description
+ * names, and the sections be the description's.
  */
 static void rtg_held_check_differs(struct rtg_run *run, const struct rtg_site *site,
 				   const u64 *args, const struct rtg_callee_regs *regs)
@@ -679,7 +680,8 @@ static enum rtg_held_why rtg_held_differs_why(const struct bpf_call_info *info)
  * that acquired each resource and no place that a hook cannot read, and
  * the program never clones a dynptr. It is partly described when that
  * holds but for helper and kfunc calls of the main program's verifier
- * state whose paths hold different references (and the same sections).
+ * state whose paths hold different references (and the same sections,
+ * and the spin lock in the same places or on no path).
  * Programs loaded while describe is off keep their table, and so do those
  * loaded while check_held is set, to compare.
  */
