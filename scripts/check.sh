@@ -56,6 +56,16 @@ else
 	result host-module-indirect-branches 0
 fi
 
+# checkpatch --strict over kmod/, tests/kmod/ and the series (make checkpatch)
+if [ -z "${TESTS:-}" ]; then
+	if "$TOP/scripts/checkpatch.sh" > "$FOUT/checkpatch.log" 2>&1; then
+		result host-checkpatch 1
+	else
+		cat "$FOUT/checkpatch.log"
+		result host-checkpatch 0
+	fi
+fi
+
 start=$(date +%s)
 boot smp2 2 ${TESTS:+"rtg.tests=$TESTS"}
 # the distribution's other preemption model, with more CPUs than cores:
