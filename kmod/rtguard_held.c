@@ -331,10 +331,10 @@ static bool rtg_held_differs_refs_only(const struct bpf_held_desc *d)
 	return d && d->flags == BPF_HELD_DIFFERS && !d->global;
 }
 
-/* Whether table entry @h is the spin lock, which bpf_spin_lock() holds. */
-static bool rtg_held_is_lock(const struct rtg_held *h)
+/* Whether @site calls bpf_spin_lock(), whose table entry is the lock. */
+static bool rtg_site_is_spin_lock(const struct rtg_site *site)
 {
-	return !(h->site->flags & RTG_SITE_KFUNC) && h->site->func_id == BPF_FUNC_spin_lock;
+	return !(site->flags & RTG_SITE_KFUNC) && site->func_id == BPF_FUNC_spin_lock;
 }
 
 /*
@@ -385,7 +385,7 @@ static void rtg_held_check_differs(struct rtg_run *run, const struct rtg_site *s
 		if (!h->obj || rtg_held_is_clone(h))
 			continue;
 		/* the lock: the one the description names, and only it */
-		if (rtg_held_is_lock(h)) {
+		if (rtg_site_is_spin_lock(h->site)) {
 			if (h->obj != lock || locks++) {
 				rtg_held_report(site, "in the table, not the described lock:",
 						h->obj, BPF_HELD_LOCK);
@@ -525,8 +525,7 @@ void rtg_held_add_acq_site(struct rtg_prog *tp, const struct rtg_site *site)
 {
 	u32 n = tp->nr_acq_sites;
 
-	if (!(site->flags & RTG_SITE_KFUNC) && site->func_id == BPF_FUNC_spin_lock &&
-	    !tp->lock_site)
+	if (rtg_site_is_spin_lock(site) && !tp->lock_site)
 		/* readers on the stop path see the site whole */
 		smp_store_release(&tp->lock_site, site);
 	if (n >= RTG_MAX_ACQ_SITES)
