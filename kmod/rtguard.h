@@ -673,11 +673,12 @@ static inline struct rtg_prog *rtg_run_prog(const struct rtg_run *run)
 /**
  * struct rtg_callee_regs - the calling frame's registers, as the pre hook
  *	found them
- * @r: BPF R6 to R9
+ * @callee: its callee-saved registers: BPF R6 to R9, and r12, which an
+ *	unwind gives back to the program's caller
  * @fp: BPF R10, the frame pointer
  */
 struct rtg_callee_regs {
-	u64 r[4];
+	struct bpf_call_hook_regs callee;
 	u64 fp;
 };
 
@@ -746,7 +747,7 @@ void rtg_watchdog_exit(void);
 
 /* rtguard_track.c: the hooks, and the choice between them */
 long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site,
-	     u64 r6, u64 r7, u64 r8, u64 r9, u64 fp);
+	     u64 r6, u64 r7, u64 r8, u64 r9, u64 fp, u64 r12);
 u32 rtg_track_prog_verified(struct bpf_prog *prog, bool capable,
 			    const struct bpf_retval_range *retval);
 bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,

@@ -34,8 +34,8 @@
  *      unchanged, so that the JIT can make the original call right after.
  *
  * The entry of the calls of tracked programs: rtg_pre() receives the six
- * and, as its seventh to eleventh arguments, BPF R6-R9 (rbx, r13, r14,
- * r15) and R10 (rbp) of the calling frame. It may leave the program
+ * and, as its seventh to twelfth arguments, BPF R6-R9 (rbx, r13, r14,
+ * r15), R10 (rbp) and r12 of the calling frame. It may leave the program
  * (bpf_call_hook_unwind()): the unwinder then finds this frame through
  * ORC and the program's frame below it as the JIT left it.
  */
@@ -44,9 +44,12 @@ SYM_FUNC_START(rtg_pre_track_entry)
 	FRAME_BEGIN
 	SAVE_ARGS
 	/*
-	 * arguments seven to eleven, on the stack: R10, R9-R6, pushed
-	 * through a scratch register (they are copies, dropped unrestored)
+	 * arguments seven to twelve, on the stack: r12, R10, R9-R6,
+	 * pushed through a scratch register (they are copies, dropped
+	 * unrestored)
 	 */
+	movq	%r12, %r11
+	pushq	%r11
 	pushq	%rax
 	movq	%r15, %r11
 	pushq	%r11
@@ -57,7 +60,7 @@ SYM_FUNC_START(rtg_pre_track_entry)
 	movq	%rbx, %r11
 	pushq	%r11
 	call	rtg_pre
-	addq	$40, %rsp
+	addq	$48, %rsp
 	RESTORE_ARGS
 	FRAME_END
 	RET

@@ -279,13 +279,13 @@ static bool rtg_held_cx_init(struct rtg_held_cx *cx, const struct rtg_site *site
 		int n = d->global ? RTG_HELD_MAX_FRAMES :
 			min_t(int, d->frames + 1, RTG_HELD_MAX_FRAMES);
 
-		cx->nr_frames = bpf_call_hook_frames(site->main, regs->r, fr, n);
+		cx->nr_frames = bpf_call_hook_frames(site->main, regs->callee.r, fr, n);
 		if (!cx->nr_frames || fr[0].fp != regs->fp)
 			return false;
 	} else {
 		/* the calling frame alone: its registers are all here */
 		fr[0].fp = regs->fp;
-		memcpy(fr[0].r, regs->r, sizeof(fr[0].r));
+		memcpy(fr[0].r, regs->callee.r, sizeof(fr[0].r));
 		fr[0].known = GENMASK(ARRAY_SIZE(fr[0].r) - 1, 0);
 		fr[0].call = NULL;
 		cx->nr_frames = 1;

@@ -333,7 +333,7 @@ long rtg_run_stop(struct rtg_run *run, const struct rtg_site *site,
 		      rtg_held_resolve(site, args, regs, d.res, RTG_DESCRIBED_MAX, d.sections);
 		if (d.n >= 0 && rtg_can_release_described(tp, &d)) {
 			run->how = RTG_HOW_UNWOUND;
-			bpf_call_hook_unwind(0, rtg_release_described, &d);
+			bpf_call_hook_unwind(0, &regs->callee, rtg_release_described, &d);
 			run->how = RTG_HOW_NONE;
 		}
 		/*
@@ -351,7 +351,7 @@ long rtg_run_stop(struct rtg_run *run, const struct rtg_site *site,
 			 * before releasing anything; rtg_run_exit() runs
 			 * before the exception callback
 			 */
-			bpf_call_hook_unwind(0, rtg_release_all, run);
+			bpf_call_hook_unwind(0, &regs->callee, rtg_release_all, run);
 		}
 fast:
 		run->how = RTG_HOW_FAST;

@@ -43,6 +43,7 @@ MODULE_PARM_DESC(track,
  * @r8: BPF R8
  * @r9: BPF R9
  * @fp: BPF R10, the calling frame's frame pointer
+ * @r12: r12 (an arena program's base)
  *
  * Called through rtg_pre_track_entry() while rtg_slow is set, and
  * before every bpf_dynptr_clone() call. Compares the verifier's
@@ -53,13 +54,13 @@ MODULE_PARM_DESC(track,
  * Return: a negative value to skip the call (R0 = 0), else 0.
  */
 long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site,
-	     u64 r6, u64 r7, u64 r8, u64 r9, u64 fp)
+	     u64 r6, u64 r7, u64 r8, u64 r9, u64 fp, u64 r12)
 {
 	struct rtg_run *run = rtg_task_run(current);
 
 	if (run && rtg_run_prog(run) == site->tprog) {
 		u64 args[MAX_BPF_FUNC_REG_ARGS] = { r1, r2, r3, r4, r5 };
-		struct rtg_callee_regs regs = { { r6, r7, r8, r9 }, fp };
+		struct rtg_callee_regs regs = { { { r6, r7, r8, r9 }, r12 }, fp };
 
 		if (unlikely(READ_ONCE(rtg_check_held)))
 			rtg_held_check(run, site, args, &regs);

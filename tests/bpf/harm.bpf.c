@@ -10,6 +10,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "rtg_bpf.h"
+#include "rtg_testmod.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -421,5 +422,73 @@ int harm_clone_stress(void *ctx)
 	if (ok)
 		__sync_fetch_and_add(&stress_submits, 1);
 	busy(outer);
+	return 0;
+}
+
+/* ---- a stop gives the caller back its callee-saved registers ---- */
+
+int keep_fd;		/* the program rtg_test_run_keeping() runs */
+int keep_ret;
+__u64 keep_diff[6];	/* rbx, r12, r13, r14, r15, rbp: 0 when given back */
+
+/* R6-R9 get values of this frame's own, then the stop lands here */
+static __noinline int keep_spin(int n)
+{
+	asm volatile ("r6 = 6; r7 = 7; r8 = 8; r9 = 9;" ::: "r6", "r7", "r8", "r9");
+	busy(n);
+	return 0;
+}
+
+/* the stop in the main frame, which uses R6 alone */
+SEC("syscall")
+int harm_keep_main(void *ctx)
+{
+	asm volatile ("r6 = 6;" ::: "r6");
+	busy(outer);
+	return 0;
+}
+
+/* the stop in a function whose frame saved all of R6-R9; the main frame saved none */
+SEC("syscall")
+int harm_keep_sub(void *ctx)
+{
+	return keep_spin(outer);
+}
+
+/* the same, with the main frame holding a task reference */
+SEC("syscall")
+int harm_keep_sub_ref(void *ctx)
+{
+	struct task_struct *t = bpf_task_from_pid(target_pid);
+
+	if (!t)
+		return 0;
+	keep_spin(outer);
+	bpf_task_release(t);
+	return 0;
+}
+
+static int keep_loop_cb(__u64 i, void *ctx)
+{
+	asm volatile ("r6 = 6; r7 = 7; r8 = 8; r9 = 9;" ::: "r6", "r7", "r8", "r9");
+	sum += bpf_get_prandom_u32() & 1;
+	return 0;
+}
+
+/* the stop in a bpf_loop() callback: the main frame saved them all */
+SEC("syscall")
+int harm_keep_loop(void *ctx)
+{
+	int i;
+
+	bpf_for(i, 0, outer)
+		bpf_loop(1000, keep_loop_cb, NULL, zero);
+	return 0;
+}
+
+SEC("syscall")
+int harm_keep_caller(void *ctx)
+{
+	keep_ret = rtg_test_run_keeping(keep_fd, keep_diff, sizeof(keep_diff));
 	return 0;
 }

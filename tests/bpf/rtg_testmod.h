@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* kfuncs of tests/kmod/rtg_testmod.c, as BPF programs see them */
+/* kfuncs of tests/kmod/rtg_testmod_kfuncs.c, as BPF programs see them */
 #ifndef _RTG_TESTMOD_BPF_H
 #define _RTG_TESTMOD_BPF_H
 
-/* must match tests/kmod/rtg_testmod.c for libbpf to accept the kfuncs */
+/* must match tests/kmod/rtg_testmod_kfuncs.c for libbpf to accept the kfuncs */
 struct rtg_test_obj {
 	refcount_t ref;
 	__u64 id;
@@ -22,5 +22,6 @@ extern int rtg_test_wait(void) __ksym;
 extern struct rtg_test_obj *rtg_test_obj_get(__u64 id) __ksym;
 extern void rtg_test_obj_put(struct rtg_test_obj *obj) __ksym;
 extern int rtg_test_run_nested(int prog_fd) __ksym;
+extern int rtg_test_run_keeping(int prog_fd, __u64 *diff, __u32 diff__sz) __ksym;
 
 #endif

@@ -125,6 +125,57 @@ void test_harm_loop_cb_traced(void)
 	trace_event_enable("bpf_rtguard/rtg_call", false);
 }
 
+/*
+ * A stop unwinds a program whose main frame saved only the callee-saved
+ * registers it uses: its caller (rtg_testmod's rtg_test_run_keeping(),
+ * which keeps values of its own in every one of them and in rbp) gets
+ * each back, whether the stop lands in the main frame or in a function
+ * whose frame saved what the main one did not, and what the run held
+ * comes back too. A program that calls bpf_loop() keeps a main frame
+ * that saves them all: a stop in the callback crosses bpf_loop()'s frame.
+ */
+static void keep_regs(const char *name)
+{
+	static const char *const regs[] = { "rbx", "r12", "r13", "r14", "r15", "rbp" };
+	struct harm_bpf *skel;
+	struct bpf_program *prog;
+	uint64_t refs0 = 0;
+	char only[64];
+	int i;
+
+	if (!ASSERT_OK(testmod_task_usage(getpid(), &refs0), "task references"))
+		return;
+	snprintf(only, sizeof(only), "%s harm_keep_caller", name);
+	skel = harm_load(only);
+	if (!skel)
+		return;
+	prog = bpf_object__find_program_by_name(skel->obj, name);
+	skel->bss->keep_fd = bpf_program__fd(prog);
+	for (i = 0; i < 6; i++)
+		skel->bss->keep_diff[i] = ~0ULL;
+	ASSERT_EQ(run_prog(skel->progs.harm_keep_caller), 0, "%s: the caller's run", name);
+	ASSERT_EQ(skel->bss->keep_ret, -ETIMEDOUT, "%s: stopped", name);
+	for (i = 0; i < 6; i++)
+		ASSERT_EQ(skel->bss->keep_diff[i], 0, "%s: the caller's %s (xor its value)",
+			  name, regs[i]);
+	expect_stopped(prog, "released and unwound");
+	harm_bpf__destroy(skel);
+	expect_task_refs(refs0, name);
+}
+
+WITH_MODULE(test_harm_stop_keeps_regs, "track=1 watchdog_ms=50");
+void test_harm_stop_keeps_regs(void)
+{
+	if (test__start_subtest("main"))
+		keep_regs("harm_keep_main");
+	if (test__start_subtest("sub"))
+		keep_regs("harm_keep_sub");
+	if (test__start_subtest("sub_ref"))
+		keep_regs("harm_keep_sub_ref");
+	if (test__start_subtest("loop"))
+		keep_regs("harm_keep_loop");
+}
+
 #define FG_DIR "/sys/kernel/tracing/instances/rtg_fgraph"
 #define KPROBE_EVENTS "/sys/kernel/tracing/kprobe_events"
 

@@ -5,7 +5,9 @@
  * Calls of every shape a kfunc can have (0 to 5 arguments; void, int,
  * 64-bit and pointer results; sleepable; acquire/release with NULL
  * results), and an acquire/release pair whose live objects are counted
- * in debugfs (rtg_testmod/live) so that tests can see leaks.
+ * in debugfs (rtg_testmod/live) so that tests can see leaks; programs run
+ * nested in the calling one, and from a caller that sees its callee-saved
+ * registers come back.
  */
 #include <linux/atomic.h>
 #include <linux/bpf.h>
@@ -161,6 +163,32 @@ __bpf_kfunc int rtg_test_run_nested(int prog_fd)
 	return ret;
 }
 
+/* rtg_testmod_regs.S */
+u64 rtg_test_call_keeping(const void *ctx, const struct bpf_insn *insn,
+			  bpf_func_t func, u64 *diff);
+
+/*
+ * Run a syscall program nested in the calling run, as rtg_test_run_nested()
+ * does, from a caller that keeps values of its own in every callee-saved
+ * register and in rbp (rtg_test_call_keeping()): @diff, of 6 words, says
+ * how each of rbx, r12, r13, r14, r15 and rbp came back (xor its value
+ * before), all 0 when the program gave them back.
+ */
+__bpf_kfunc int rtg_test_run_keeping(int prog_fd, u64 *diff, u32 diff__sz)
+{
+	struct bpf_prog *prog;
+	int ret;
+
+	if (diff__sz != 6 * sizeof(u64))
+		return -EINVAL;
+	prog = bpf_prog_get_type_dev(prog_fd, BPF_PROG_TYPE_SYSCALL, false);
+	if (IS_ERR(prog))
+		return PTR_ERR(prog);
+	ret = rtg_test_call_keeping(NULL, prog->insnsi, prog->bpf_func, diff);
+	bpf_prog_put(prog);
+	return ret;
+}
+
 __bpf_kfunc_end_defs();
 
 BTF_KFUNCS_START(rtg_test_kfunc_ids)
@@ -179,6 +207,7 @@ BTF_ID_FLAGS(func, rtg_test_obj_put, KF_RELEASE)
 BTF_ID_FLAGS(func, rtg_test_entry_alloc, KF_ACQUIRE | KF_RET_NULL)
 BTF_ID_FLAGS(func, rtg_test_entry_insert, KF_ACQUIRE | KF_RELEASE | KF_RET_NULL)
 BTF_ID_FLAGS(func, rtg_test_run_nested, KF_SLEEPABLE)
+BTF_ID_FLAGS(func, rtg_test_run_keeping, KF_SLEEPABLE)
 BTF_KFUNCS_END(rtg_test_kfunc_ids)
 
 static const struct btf_kfunc_id_set rtg_test_kfunc_set = {

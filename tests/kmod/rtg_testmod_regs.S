@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rtg_testmod: a caller that sees its callee-saved registers come back
+ * from a BPF program, whether the program returned or was left by an
+ * unwind.
+ */
+#include <linux/linkage.h>
+#include <asm/nospec-branch.h>
+
+/* values the caller keeps in rbx, r12, r13, r14 and r15 across the call */
+#define RTG_KEEP_RBX	0x5e5e000000000003
+#define RTG_KEEP_R12	0x5e5e00000000000c
+#define RTG_KEEP_R13	0x5e5e00000000000d
+#define RTG_KEEP_R14	0x5e5e00000000000e
+#define RTG_KEEP_R15	0x5e5e00000000000f
+
+	.text
+
+/*
+ * u64 rtg_test_call_keeping(const void *ctx, const struct bpf_insn *insn,
+ *			     bpf_func_t func, u64 *diff)
+ *
+ * Calls func(ctx, insn) with the values above in the callee-saved
+ * registers, and its own frame pointer in rbp. Out: rax as func returns
+ * it; diff[0] to diff[4] what rbx, r12, r13, r14 and r15 came back as,
+ * xor their value before; diff[5] the same for rbp. All 0 when the
+ * callee gave them back.
+ */
+SYM_FUNC_START(rtg_test_call_keeping)
+	pushq	%rbp
+	movq	%rsp, %rbp
+	pushq	%rbx
+	pushq	%r12
+	pushq	%r13
+	pushq	%r14
+	pushq	%r15
+	pushq	%rcx
+	pushq	%rbp
+	movabsq	$RTG_KEEP_RBX, %rbx
+	movabsq	$RTG_KEEP_R12, %r12
+	movabsq	$RTG_KEEP_R13, %r13
+	movabsq	$RTG_KEEP_R14, %r14
+	movabsq	$RTG_KEEP_R15, %r15
+	CALL_NOSPEC rdx
+	popq	%rdx
+	popq	%rcx
+	xorq	%rbp, %rdx
+	movq	%rdx, 40(%rcx)
+	movabsq	$RTG_KEEP_RBX, %rdx
+	xorq	%rbx, %rdx
+	movq	%rdx, 0(%rcx)
+	movabsq	$RTG_KEEP_R12, %rdx
+	xorq	%r12, %rdx
+	movq	%rdx, 8(%rcx)
+	movabsq	$RTG_KEEP_R13, %rdx
+	xorq	%r13, %rdx
+	movq	%rdx, 16(%rcx)
+	movabsq	$RTG_KEEP_R14, %rdx
+	xorq	%r14, %rdx
+	movq	%rdx, 24(%rcx)
+	movabsq	$RTG_KEEP_R15, %rdx
+	xorq	%r15, %rdx
+	movq	%rdx, 32(%rcx)
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%rbx
+	popq	%rbp
+	RET
+SYM_FUNC_END(rtg_test_call_keeping)
