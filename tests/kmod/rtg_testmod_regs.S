@@ -14,6 +14,13 @@
 #define RTG_KEEP_R14	0x5e5e00000000000e
 #define RTG_KEEP_R15	0x5e5e00000000000f
 
+/* diff[off / 8] = what reg holds, xor the value it was given */
+.macro DIFF reg, keep, off
+	movabsq	$\keep, %rdx
+	xorq	%\reg, %rdx
+	movq	%rdx, \off(%rcx)
+.endm
+
 	.text
 
 /*
@@ -46,21 +53,11 @@ SYM_FUNC_START(rtg_test_call_keeping)
 	popq	%rcx
 	xorq	%rbp, %rdx
 	movq	%rdx, 40(%rcx)
-	movabsq	$RTG_KEEP_RBX, %rdx
-	xorq	%rbx, %rdx
-	movq	%rdx, 0(%rcx)
-	movabsq	$RTG_KEEP_R12, %rdx
-	xorq	%r12, %rdx
-	movq	%rdx, 8(%rcx)
-	movabsq	$RTG_KEEP_R13, %rdx
-	xorq	%r13, %rdx
-	movq	%rdx, 16(%rcx)
-	movabsq	$RTG_KEEP_R14, %rdx
-	xorq	%r14, %rdx
-	movq	%rdx, 24(%rcx)
-	movabsq	$RTG_KEEP_R15, %rdx
-	xorq	%r15, %rdx
-	movq	%rdx, 32(%rcx)
+	DIFF	rbx, RTG_KEEP_RBX, 0
+	DIFF	r12, RTG_KEEP_R12, 8
+	DIFF	r13, RTG_KEEP_R13, 16
+	DIFF	r14, RTG_KEEP_R14, 24
+	DIFF	r15, RTG_KEEP_R15, 32
 	popq	%r15
 	popq	%r14
 	popq	%r13
