@@ -11,6 +11,9 @@
 #   make selftests    the kernel's BPF selftests (test_progs) in the guest
 #                     under every module mode, compared to the module absent
 #                     (ST_GROUPS=g1,g2 and ST_MODES=m1,m2 select)
+#   make selftests-all all of test_progs, not only the groups make
+#                     selftests runs (ST_MODES=m1,m2 select; ST_DENY=t1,t2
+#                     leaves tests out)
 #   make series-check the kernel series patch by patch: each step applied to
 #                     a pristine tree of its own, built and booted
 #                     (test_progs, bpf_rtguard absent)
@@ -21,7 +24,8 @@
 # rebuilds only what changed.
 
 .PHONY: all setup kernel tools module tests rtg-strace initramfs run check \
-	check-debug bench shell checkpatch clean selftests selftests-build series-check install
+	check-debug bench shell checkpatch clean selftests selftests-all selftests-build \
+	series-check install
 
 all: initramfs
 
@@ -70,6 +74,9 @@ selftests-build: kernel
 
 selftests: selftests-build module
 	scripts/selftests.sh
+
+selftests-all: selftests-build module
+	ST_GROUPS=all scripts/selftests.sh
 
 series-check: selftests-build module
 	scripts/series-check.sh

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Guest side of make selftests: the kernel's own test_progs (in /st) under
 # each bpf_rtguard mode named by rtg.st_modes=a,b,... on the kernel
-# command line, on the groups rtg.st_groups=g1,g2,... (test_progs -t).
+# command line, on the groups rtg.st_groups=g1,g2,... (test_progs -t),
+# or all of test_progs but rtg.st_deny=t1,t2,... (-d) with rtg.st_groups=all.
 # The mode table below is the one list of modes; the host reads it with
 # `sh tests/selftests.sh --modes`. Every mode NAME also exists as
 # NAME-harden: the same with net.core.bpf_jit_harden=2.
@@ -49,6 +50,7 @@ fi
 arg() { sed -n "s/.*rtg\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
 st_modes=$(arg st_modes | tr , ' ')
 st_groups=$(arg st_groups)
+st_deny=$(arg st_deny)
 dbg=/sys/kernel/debug/bpf_rtguard
 tr=/sys/kernel/tracing
 harden=/proc/sys/net/core/bpf_jit_harden
@@ -90,7 +92,13 @@ run_mode() {
 		fi
 	fi
 	t0=$(date +%s)
-	(cd /st && ./test_progs -t "$st_groups")
+	# all: every test but those rtg.st_deny names (test_progs -d)
+	if [ "$st_groups" = all ]; then
+		set -- ${st_deny:+-d "$st_deny"}
+	else
+		set -- -t "$st_groups"
+	fi
+	(cd /st && ./test_progs "$@")
 	rc=$?
 	echo "rtg-st: mode $name test_progs exit $rc ($(($(date +%s) - t0)) s)"
 	if [ -n "$params" ]; then
