@@ -13,7 +13,8 @@
 #   ST_PER_BOOT modes per guest boot (1: a crash loses only its mode; a
 #               crash with more loses the rest of that boot's run, and the
 #               modes not reached are booted again)
-#   ST_TIMEOUT  seconds per mode in a boot (900)
+#   ST_TIMEOUT  seconds per mode in a boot (900; 3600 with ST_GROUPS=all,
+#               whose modes took up to 1416 s)
 #   RTG_MEM     guest memory (3072 MB)
 #   ST_REPORT=1 no boot: judge the mode logs of the last run again
 #   ST_KEEP_BASELINE=1 the baselines (absent, absent-harden) of the last
@@ -35,6 +36,7 @@ export LC_ALL=C
 
 groups=${ST_GROUPS:-btf/line_info,exceptions,iters,fexit_bpf2bpf,bpf_loop,dynptr,ringbuf,refcounted_kptr,rbtree,linked_list,local_kptr_stash,kptr_xchg_inline,task_kfunc,cgrp_kfunc,cpumask,timer,test_lsm,modify_return,fexit_test,spin_lock,rcu_read_lock,map_kptr,kfunc_call,verifier_debug_mode,debug_mode_flag,call_hook}
 deny=${ST_DENY-}
+mode_timeout=${ST_TIMEOUT:-$([ "$groups" = all ] && echo 3600 || echo 900)}
 per_boot=${ST_PER_BOOT:-1}
 expected=$TOP/tests/selftests-expected-diffs
 known=$TOP/tests/selftests-known-kernel-reports
@@ -163,7 +165,7 @@ while [ ${#queue[@]} -gt 0 ]; do
 	log "boot $nboot: modes $list (log $logf)"
 	t0=$(date +%s)
 	RTG_MEM=${RTG_MEM:-3072} RTG_LOG=$logf \
-		RTG_TIMEOUT=$((${ST_TIMEOUT:-900} * ${#batch[@]} + 60)) RTG_INITRD=$initrd RTG_KERNEL=$kimage \
+		RTG_TIMEOUT=$((mode_timeout * ${#batch[@]} + 60)) RTG_INITRD=$initrd RTG_KERNEL=$kimage \
 		"$TOP/scripts/run-guest.sh" selftests "rtg.st_modes=$list" \
 		"rtg.st_groups=$groups" ${deny:+"rtg.st_deny=$deny"} > /dev/null
 	rc=$?
@@ -239,7 +241,7 @@ for m in "${modes[@]}"; do
 	# finished
 	case ${status[$m]:-} in
 	finished) result "$m-finished" 1 ;;
-	timeout) result "$m-finished" 0 "timeout after $((${ST_TIMEOUT:-900})) s a mode; last test_progs line: $(grep -aE '^#[0-9]' "$l" | tail -1)" ;;
+	timeout) result "$m-finished" 0 "timeout after $mode_timeout s a mode; last test_progs line: $(grep -aE '^#[0-9]' "$l" | tail -1)" ;;
 	crashed)
 		echo "    the guest died in mode $m (qemu exit ${qrc[$m]}); last test_progs line: $(grep -aE '^#[0-9]' "$l" | tail -1)"
 		grep -aE -m12 'BUG:|Oops|general protection|Kernel panic|RIP:|Call Trace:|^\[ *[0-9.]+\]  [a-z_0-9.]+\+0x' "$l" | sed 's/^/    /'
