@@ -6,7 +6,8 @@
 # absent as well).
 #   ST_GROUPS   test_progs -t groups, comma-separated (default below), or
 #               all: every test but those ST_DENY names (make selftests-all)
-#   ST_DENY     with ST_GROUPS=all, test_progs -d tests (default below)
+#   ST_DENY     with ST_GROUPS=all, test_progs -d tests (default below);
+#               a mode is not compared on them
 #   ST_MODES    modes, comma-separated (default: all, `sh
 #               tests/selftests.sh --modes`); the baselines they need are
 #               added
@@ -35,7 +36,10 @@ export LC_ALL=C
 . "$(dirname "$0")/guest-lib.sh"
 
 groups=${ST_GROUPS:-btf/line_info,exceptions,iters,fexit_bpf2bpf,bpf_loop,dynptr,ringbuf,refcounted_kptr,rbtree,linked_list,local_kptr_stash,kptr_xchg_inline,task_kfunc,cgrp_kfunc,cpumask,timer,test_lsm,modify_return,fexit_test,spin_lock,rcu_read_lock,map_kptr,kfunc_call,verifier_debug_mode,debug_mode_flag,call_hook}
-deny=${ST_DENY-}
+# arena_htab: when a watchdog mode ends its may_goto loop early, the
+# test's user-space side walks the half-updated arena hash table and
+# test_progs dies of a segmentation fault, which ends the mode's run
+deny=${ST_DENY-$([ "$groups" = all ] && echo arena_htab)}
 mode_timeout=${ST_TIMEOUT:-$([ "$groups" = all ] && echo 3600 || echo 900)}
 per_boot=${ST_PER_BOOT:-1}
 expected=$TOP/tests/selftests-expected-diffs
@@ -306,6 +310,8 @@ for m in "${modes[@]}"; do
 		while IFS=$'\t' read -r key was now; do
 			# a crashed or timed-out mode: only what it reached
 			[ "${status[$m]}" != finished ] && [ "$now" = missing ] && continue
+			# a test left out (ST_DENY), if its baseline ran it
+			[[ ,$deny, == *",${key%%/*},"* ]] && [ "$now" = missing ] && continue
 			ndiff=$((ndiff + 1))
 			why=$(expected_diff "$m" "$key" "$now")
 			if [ -n "$why" ]; then
