@@ -20,7 +20,7 @@
 #   ST_REPORT=1 no boot: judge the mode logs of the last run again
 #   ST_KEEP_BASELINE=1 the baselines (absent, absent-harden) of the last
 #               run are kept, not booted again, when they finished on the
-#               same kernel build and test_progs, with the same groups
+#               same kernel, test_progs and bpf_testmod, with the same groups
 #   ST_INITRD_ONLY=1 only build the selftests initramfs (make series-check)
 #               ($OUT/selftests/MODE.log, .status)
 # Per mode: the mode finished (no crash, no timeout), the kernel log is
@@ -334,8 +334,8 @@ for m in "${modes[@]}"; do
 	# the baseline itself (absent): a test failing there is compared
 	# with nothing, so it must be listed as a difference from a kernel
 	# where it passes. With ST_GROUPS=all, the many that this guest
-	# cannot run (no network tools, no cgroup v1, ...) are only counted:
-	# the modes are judged against them
+	# cannot run (no network namespaces, veth, io_uring, ip or bpftool)
+	# are only counted: the modes are judged against them
 	if [ -z "$b" ] && [ -f "$res/$m.results" ] && [ "$groups" = all ]; then
 		echo "    $(grep -c $'\tFAIL$' "$res/$m.results") results fail in the baseline (not judged with ST_GROUPS=all)"
 	elif [ -z "$b" ] && [ -f "$res/$m.results" ]; then
