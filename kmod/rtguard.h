@@ -252,6 +252,9 @@ static inline bool rtg_held_is_clone(const struct rtg_held *h)
  *	(&rtg_prog.described) while hold_limit_us is set: its next hooked
  *	call refreshes @held from the call's description
  * @unmatched: releases that matched nothing held (at most U8_MAX)
+ * @adopted: for a run of a lazy program (rtg_prog_lazy(), which is
+ *	described: its releases never count as @unmatched), set once the
+ *	run is made its task's current one (rtg_run_adopt())
  * @how: &enum rtg_stop_how once the stop took effect
  * @sections: depth of each &enum rtg_section
  * @clock: 0 until the watchdog timer first charged the run, which turns
@@ -275,10 +278,13 @@ static inline bool rtg_held_is_clone(const struct rtg_held *h)
  * @unmatched are its exit flags (the run's exit calls rtg_run_exit()
  * while one of them or @count is set), @how to @clock its state,
  * @fast_releases (or @watched_us) and @charged_us its scratch word. The
- * JIT fills in everything above @fast_releases at the run's entry, and pushes acquisitions to and
- * pops releases from @held in line. current->bpf_hook_run points to the
- * innermost run of the task. Only the run itself and the watchdog timer
- * of the CPU it runs on write to it.
+ * JIT fills in everything above @fast_releases at the run's entry, and
+ * pushes acquisitions to and pops releases from @held in line.
+ * current->bpf_hook_run points to the innermost run of the task. A lazy
+ * run (rtg_prog_lazy()) has only the low half of its TSC at entry in
+ * @count and its exit flags 0 until it is adopted (rtg_run_adopt()),
+ * which fills in the rest and makes it its task's current run. Only the
+ * run itself and the watchdog timer of the CPU it runs on write to it.
  */
 struct rtg_run {
 	struct rtg_run *prev;
@@ -289,7 +295,10 @@ struct rtg_run {
 	u8 stop;
 	u8 incomplete;
 	u8 sample;
-	u8 unmatched;
+	union {
+		u8 unmatched;
+		u8 adopted;
+	};
 	u8 how;
 	u8 sections[RTG_NR_SECTIONS];
 	u8 clock;
@@ -389,6 +398,16 @@ struct rtg_prog {
 static inline bool rtg_prog_sampled(const struct rtg_prog *tp)
 {
 	return tp->described || tp->partly;
+}
+
+/*
+ * Whether the runs of @tp are lazy: the JIT counts and times them but
+ * does not make them current; a run is adopted (rtg_run_adopt()) when
+ * the watchdog or its slow path first needs it.
+ */
+static inline bool rtg_prog_lazy(const struct rtg_prog *tp)
+{
+	return tp->main->call_hook_flags & BPF_CALL_HOOK_RUN_LAZY;
 }
 
 /**

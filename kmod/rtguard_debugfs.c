@@ -20,6 +20,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitfield.h>
 #include <linux/bpf_call_hook.h>
 #include <linux/debugfs.h>
 #include <linux/kallsyms.h>
@@ -255,7 +256,8 @@ static int rtg_held_show(struct seq_file *m, void *v)
 {
 	struct task_struct *g, *t;
 	struct rtg_prog *tp;
-	u32 in_irq = 0;
+	u32 in_irq = 0, lazy = 0;
+	int cpu;
 	bool first = true;
 
 	seq_puts(m, "# prog ID NAME: counters\n"
@@ -264,7 +266,7 @@ static int rtg_held_show(struct seq_file *m, void *v)
 	mutex_lock(&rtg_images_lock);
 	mutex_lock(&rtg_progs_lock);
 	list_for_each_entry(tp, &rtg_progs, node) {
-		seq_printf(m, "prog %u %s: slots=%u incomplete=%ld unmatched=%ld leftover=%ld stray=%ld stops=%ld released=%ld reported=%ld stoppable=%d stop_ret=%lld unwind=%d described=%d partly=%d\n",
+		seq_printf(m, "prog %u %s: slots=%u incomplete=%ld unmatched=%ld leftover=%ld stray=%ld stops=%ld released=%ld reported=%ld stoppable=%d stop_ret=%lld unwind=%d described=%d partly=%d lazy=%d\n",
 			   tp->main->id, tp->main->name[0] ? tp->main->name : "-",
 			   tp->nslots, atomic_long_read(&tp->incomplete),
 			   atomic_long_read(&tp->unmatched),
@@ -274,7 +276,7 @@ static int rtg_held_show(struct seq_file *m, void *v)
 			   atomic_long_read(&tp->stop_released),
 			   atomic_long_read(&tp->reported), rtg_stop_policy_stoppable(tp),
 			   (s64)(s32)tp->stop_ret, !tp->no_unwind, tp->described,
-			   tp->partly);
+			   tp->partly, rtg_prog_lazy(tp));
 		rcu_read_lock();
 		for_each_process_thread(g, t) {
 			/* the stack is not pinned: every read of it may fail */
@@ -286,8 +288,14 @@ static int rtg_held_show(struct seq_file *m, void *v)
 	}
 	mutex_unlock(&rtg_progs_lock);
 	mutex_unlock(&rtg_images_lock);
+	/* each CPU counts its own (modulo 2^8) */
+	for_each_possible_cpu(cpu)
+		lazy += FIELD_GET(BPF_CALL_HOOK_RUNS_LAZY,
+				  READ_ONCE(per_cpu(rtg_watch_cpu.runs, cpu)));
 	if (in_irq)
 		seq_printf(m, "runs_in_interrupts: %u (not listed)\n", in_irq);
+	if (lazy)
+		seq_printf(m, "lazy_runs: %u (in flight, not adopted: not listed)\n", lazy);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rtg_held);

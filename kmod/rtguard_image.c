@@ -16,7 +16,6 @@
 #include "rtguard_param.h"
 #include "rtguard_run.h"
 #include "rtguard_slow.h"
-#include "rtguard_watchdog.h"
 
 static bool rtg_hook_all;
 module_param_cb(hook_all, &rtg_bool_ops, &rtg_hook_all, 0644);
@@ -176,6 +175,12 @@ static void *rtg_prog_init(struct bpf_prog *prog)
 		/* the image whose runs carry it (bpf_call_hook_run.data) */
 		if (!bpf_is_subprog(prog))
 			image->tprog->main_image = image;
+		/*
+		 * a described program's runs keep no table as they go: the
+		 * JIT only counts and times them until the module needs one
+		 */
+		if (!bpf_is_subprog(prog) && image->tprog->described)
+			bpf_call_hook_main_aux(prog)->call_hook_flags |= BPF_CALL_HOOK_RUN_LAZY;
 		if (!bpf_is_subprog(prog) && image->tprog->trace_runs)
 			rtg_trace_name_run(image);
 	}

@@ -29,6 +29,11 @@
 #include "rtguard_slow.h"
 #include "rtguard_trace.h"
 
+/* one lazy run not adopted, in &bpf_call_hook_cpu.runs */
+#define RTG_RUNS_ONE_LAZY	(BPF_CALL_HOOK_RUN_LAZY_EXITED - 1)
+
+DEFINE_PER_CPU(struct bpf_call_hook_cpu, rtg_watch_cpu);
+
 #define RTG_SPIN_LOCK_SLOTS	1	/* a bpf_spin_lock, counted apart by the verifier */
 
 /* struct rtg_run is the module's view of the run the JIT keeps */
@@ -398,9 +403,10 @@ static u64 rtg_run_stopped(struct rtg_run *run, u64 ret)
  *
  * Called by the JIT compiled program from its epilogue, or before its
  * exception callback when it is left by bpf_throw() or the watchdog,
- * once the run is no longer the task's current one, and only when the
- * run was marked, could not record something, released something it did
- * not hold or returned with entries in its table; for a program in debug
+ * once the run is no longer the task's current one (a lazy run, adopted,
+ * is given up here), and only when the run was adopted, was marked,
+ * could not record something, released something it did not hold or
+ * returned with entries in its table; for a program in debug
  * mode, whenever a run returns while runs are recorded (rtg_trace_run()).
  *
  * Return: what the program returns to its caller: @ret, or the value a
@@ -411,6 +417,13 @@ u64 rtg_run_exit(u64 ret, struct bpf_call_hook_run *hook_run)
 	struct rtg_run *run = (struct rtg_run *)hook_run;
 	struct rtg_prog *tp = rtg_run_prog(run);
 	u32 held;
+
+	/* a lazy run calls here only once adopted: it is current */
+	if (rtg_prog_lazy(tp)) {
+		WRITE_ONCE(current->bpf_hook_run, (struct bpf_call_hook_run *)run->prev);
+		/* the JIT's exit counts it out as a lazy run not adopted */
+		this_cpu_add(rtg_watch_cpu.runs, RTG_RUNS_ONE_LAZY);
+	}
 
 	/* a sample the watchdog asked for, and no call came to take */
 	if (unlikely(run->sample))
@@ -440,6 +453,46 @@ u64 rtg_run_exit(u64 ret, struct bpf_call_hook_run *hook_run)
 		rtg_report(tp, &tp->leftover, held,
 			   "run returned with resources it did not give back through a hooked call");
 	return ret;
+}
+
+/**
+ * rtg_run_adopt() - make a lazy run its task's current run
+ * @run: a run of a lazy program (rtg_prog_lazy()) in flight on this CPU:
+ *	the run a hook of it is called for, or the run the watchdog timer
+ *	of this CPU interrupted
+ * @tp: its program's tracking state
+ *
+ * Fills in what the JIT left out at the run's entry, once: its start,
+ * from the low half of the TSC its entry kept (a run adopted 2^32 cycles
+ * or more after its entry is taken for younger than it is: charged less,
+ * never more), its image, an empty table, no state; and makes it current
+ * (the runs it interrupted or was called from are adopted or not, but
+ * have all begun before it and return after it). Interrupts are off: the
+ * timer of this CPU adopts too.
+ */
+void rtg_run_adopt(struct rtg_run *run, struct rtg_prog *tp)
+{
+	unsigned long flags;
+	u64 now;
+
+	local_irq_save(flags);
+	if (!run->adopted) {
+		now = rtg_clock();
+		run->start = now - (u32)((u32)now - run->count);
+		run->image = (struct rtg_image *)tp->main_image;
+		run->nslots = tp->nslots;
+		run->count = 0;
+		run->how = RTG_HOW_NONE;
+		memset(run->sections, 0, sizeof(run->sections));
+		run->clock = 0;
+		run->fast_releases = 0;
+		run->charged_us = 0;
+		run->prev = rtg_task_run(current);
+		run->adopted = 1;
+		this_cpu_sub(rtg_watch_cpu.runs, RTG_RUNS_ONE_LAZY);
+		WRITE_ONCE(current->bpf_hook_run, (struct bpf_call_hook_run *)run);
+	}
+	local_irq_restore(flags);
 }
 
 /**
@@ -786,7 +839,7 @@ u32 rtg_run_longest_hold(struct rtg_run *run)
 	u64 now = (u64)run->charged_us + 1, oldest = now;
 	u32 j;
 
-	if (run->unmatched)
+	if (!rtg_prog_sampled(rtg_run_prog(run)) && run->unmatched)
 		return 0;
 	for (j = 0; j < run->count; j++) {
 		struct rtg_held *h = &run->held[j];

@@ -26,6 +26,13 @@ struct rtg_tick {
 	u32 watched_us;
 };
 
+/*
+ * The runs in flight on each CPU, which the JIT counts and the module
+ * adopts (rtg_run_adopt()), and whether the CPU is watched, which the
+ * watchdog writes (rtguard_watchdog.c)
+ */
+DECLARE_PER_CPU(struct bpf_call_hook_cpu, rtg_watch_cpu);
+
 extern struct mutex rtg_progs_lock;
 extern struct list_head rtg_progs;
 u32 rtg_run_size(u32 max_refs);
@@ -37,6 +44,7 @@ void rtg_prog_add_acquire(struct rtg_prog *tp, struct rtg_site *site,
 void rtg_prog_add_release_fn(struct rtg_prog *tp, const char *name,
 			     const struct rtg_site *site);
 u64 rtg_run_exit(u64 ret, struct bpf_call_hook_run *hook_run);
+void rtg_run_adopt(struct rtg_run *run, struct rtg_prog *tp);
 struct rtg_run *rtg_run_stray(const struct rtg_site *site);
 long rtg_run_stop(struct rtg_run *run, const struct rtg_site *site,
 		  const u64 *args, const struct rtg_callee_regs *regs);

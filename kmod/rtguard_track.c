@@ -30,6 +30,26 @@ module_param_cb(track, &rtg_bool_ops, &rtg_track, 0644);
 MODULE_PARM_DESC(track,
 		 "Track what each run holds of the programs verified while set, loaded with CAP_BPF and calling a helper or kfunc: every call is a place the watchdog can stop them (default: off)");
 
+/*
+ * The run of a lazy program making a call at @site from the frame @fp,
+ * adopted (its later hooks find it current), or NULL: none in its
+ * exception callback, which runs once the run returned; counted
+ * anywhere else.
+ */
+static struct rtg_run *rtg_lazy_run(const struct rtg_site *site, u64 fp)
+{
+	struct rtg_run *run;
+
+	if (site->image->aux->exception_cb)
+		return NULL;
+	run = (struct rtg_run *)bpf_call_hook_frame_run(site->tprog->main,
+						       site->image->aux->prog, fp);
+	if (!run)
+		return rtg_run_stray(site);
+	rtg_run_adopt(run, site->tprog);
+	return run;
+}
+
 /**
  * rtg_pre() - the slow path before a call of a tracked program
  * @r1: BPF R1
@@ -46,7 +66,8 @@ MODULE_PARM_DESC(track,
  * @r12: r12 (an arena program's base)
  *
  * Called through rtg_pre_track_entry() while rtg_slow is set, and
- * before every bpf_dynptr_clone() call. Compares the verifier's
+ * before every bpf_dynptr_clone() call. The run of a lazy program is
+ * found from its frames, and adopted. Compares the verifier's
  * description of what the run holds with its table in checking mode,
  * stops the current run if the watchdog marked it (and then may not
  * return), and follows a clone of a dynptr the run holds.
@@ -58,6 +79,8 @@ long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site
 {
 	struct rtg_run *run = rtg_task_run(current);
 
+	if (rtg_prog_lazy(site->tprog))
+		run = rtg_lazy_run(site, fp);
 	if (run && rtg_run_prog(run) == site->tprog) {
 		u64 args[MAX_BPF_FUNC_REG_ARGS] = { r1, r2, r3, r4, r5 };
 		struct rtg_callee_regs regs = { { { r6, r7, r8, r9 }, r12 }, fp };

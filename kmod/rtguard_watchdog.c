@@ -2,9 +2,10 @@
 /*
  * bpf_rtguard: the watchdog. A timer on each CPU looks at the runs of the
  * task it interrupted (current->bpf_hook_run and the runs it interrupted
- * or was called from): a run that ran for longer than watchdog_ms, or held
- * one resource (iterators excepted: they are loop state, which
- * watchdog_ms bounds) for longer than hold_limit_us, is marked
+ * or was called from; a lazy run once adopted, rtg_run_adopt()): a run
+ * that ran for longer than watchdog_ms, or held one resource (iterators
+ * excepted: they are loop state, which watchdog_ms bounds) for longer
+ * than hold_limit_us, is marked
  * (rtg_run_mark()). Both judge the time charged to the run
  * (rtg_run_charge()): not the time its task spent preempted by another
  * task, nor the time its CPU did not run at all. The
@@ -37,6 +38,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitfield.h>
 #include <linux/bpf_call_hook.h>
 #include <linux/cpuhotplug.h>
 #include <linux/hrtimer.h>
@@ -46,17 +48,17 @@
 #include <linux/sched/clock.h>
 #include <uapi/linux/bpf.h>
 
+#include <asm/irq_regs.h>
+
 #include "rtguard.h"
 #include "rtguard_param.h"
 #include "rtguard_run.h"
-#include "rtguard_watchdog.h"
+#include "rtguard_slow.h"
 
 /* the most one expiry charges: expiries are 1 ms apart (struct rtg_tick) */
 #define RTG_TICK_MAX_NS		(2 * NSEC_PER_MSEC)
 
 static DEFINE_PER_CPU(struct hrtimer, rtg_watchdog_timer);
-/* runs in flight on each CPU (counted by the JIT) and whether it is watched */
-DEFINE_PER_CPU(struct bpf_call_hook_cpu, rtg_watch_cpu);
 /* starts the timer for a run that found its CPU unwatched */
 static DEFINE_PER_CPU(struct irq_work, rtg_watchdog_arm_work);
 /* armed ticks and the time they took, for the benchmark; every expiry */
@@ -65,8 +67,10 @@ static DEFINE_PER_CPU(u64, rtg_watchdog_tick_ns);
 static DEFINE_PER_CPU(u64, rtg_watchdog_wakeups);
 /* expiries that found no run in flight on their CPU */
 static DEFINE_PER_CPU(u64, rtg_watchdog_idle_wakeups);
-/* the runs begun on each CPU (mod 2^16) at its timer's last expiry */
-static DEFINE_PER_CPU(u16, rtg_watchdog_begun);
+/* the runs begun on each CPU (mod 2^8) at its timer's last expiry */
+static DEFINE_PER_CPU(u8, rtg_watchdog_begun);
+/* each CPU's hooked calls take their slow path to adopt lazy runs */
+static DEFINE_PER_CPU(bool, rtg_watchdog_adopting);
 /* local_clock() at each CPU's last expiry, or when its timer started */
 static DEFINE_PER_CPU(u64, rtg_watchdog_last);
 /* the sum of each CPU's expiries' spans (&struct rtg_tick), mod 2^32 */
@@ -103,7 +107,8 @@ MODULE_PARM_DESC(hold_limit_us,
 		 "Stop a tracked run that holds one resource for longer than this many us (0: off)");
 
 /*
- * Mark the runs of the interrupted task that overran (limits in us), and
+ * Adopt the lazy run the timer interrupted in its own instructions, if
+ * any; mark the runs of the interrupted task that overran (limits in us), and
  * ask a sample of what a described run holds (its table is not kept as
  * it goes) while holds are judged. Each run is charged first for the
  * time it had (rtg_run_charge()).
@@ -111,7 +116,14 @@ MODULE_PARM_DESC(hold_limit_us,
 static void rtg_watchdog_check(u32 runtime, u32 hold, const struct rtg_tick *tick)
 {
 	struct rtg_run *run;
+	void *image;
 
+	/* a lazy run not adopted, interrupted in its own instructions */
+	if (__this_cpu_read(rtg_watch_cpu.runs) & BPF_CALL_HOOK_RUNS_LAZY) {
+		run = (struct rtg_run *)bpf_call_hook_irq_run(get_irq_regs(), &image);
+		if (run)
+			rtg_run_adopt(run, ((struct rtg_image *)image)->tprog);
+	}
 	for (run = rtg_task_run(current); run; run = run->prev) {
 		u8 reason = RTG_STOP_NONE;
 		u32 charged;
@@ -141,6 +153,24 @@ static bool rtg_watchdog_armed(void)
 }
 
 /*
+ * While lazy runs that were not adopted are in flight on this CPU (@ask),
+ * its hooked calls take their slow path, where the hooks of such a run
+ * adopt it: a run that the timer does not find in its own instructions
+ * (it is in a helper, or a callback a helper calls) is judged from its
+ * next call on.
+ */
+static void rtg_watchdog_ask_adoption(bool ask)
+{
+	if (ask == __this_cpu_read(rtg_watchdog_adopting))
+		return;
+	__this_cpu_write(rtg_watchdog_adopting, ask);
+	if (ask)
+		this_cpu_inc(rtg_slow);
+	else
+		this_cpu_dec(rtg_slow);
+}
+
+/*
  * A timer, not a thread: runaway programs may keep every CPU busy in
  * kernel code that does not schedule, and the timer still interrupts them.
  * It runs only while a limit is set and runs are in flight on its CPU:
@@ -160,7 +190,7 @@ static enum hrtimer_restart rtg_watchdog_fn(struct hrtimer *timer)
 	struct rtg_tick tick = { .now = local_clock() };
 	u64 span;
 	u32 runs;
-	u16 begun;
+	u8 begun;
 
 	/* a gone CPU's timer, moved here by hrtimers_cpu_dying() */
 	if (timer != this_cpu_ptr(&rtg_watchdog_timer))
@@ -171,11 +201,12 @@ static enum hrtimer_restart rtg_watchdog_fn(struct hrtimer *timer)
 	tick.watched_us = __this_cpu_read(rtg_watchdog_watched_us);
 	__this_cpu_write(rtg_watchdog_last, tick.now);
 	__this_cpu_write(rtg_watchdog_watched_us, tick.watched_us + tick.span_us);
+	runs = __this_cpu_read(rtg_watch_cpu.runs);
+	rtg_watchdog_ask_adoption((ms || us) && (runs & BPF_CALL_HOOK_RUNS_LAZY));
 	/* with both limits off, no run need start it again */
 	if (!ms && !us)
 		return HRTIMER_NORESTART;
-	runs = __this_cpu_read(rtg_watch_cpu.runs);
-	begun = runs >> 16;
+	begun = FIELD_GET(BPF_CALL_HOOK_RUNS_BEGUN, runs);
 	if (!(runs & BPF_CALL_HOOK_RUNS_IN_FLIGHT)) {
 		__this_cpu_inc(rtg_watchdog_idle_wakeups);
 		if (begun == __this_cpu_read(rtg_watchdog_begun)) {
@@ -199,7 +230,9 @@ static void rtg_watchdog_start(void)
 
 	/* an expiry on this CPU never runs while this does */
 	if (rtg_watchdog_armed() && !hrtimer_active(timer)) {
-		__this_cpu_write(rtg_watchdog_begun, __this_cpu_read(rtg_watch_cpu.runs) >> 16);
+		u32 runs = __this_cpu_read(rtg_watch_cpu.runs);
+
+		__this_cpu_write(rtg_watchdog_begun, FIELD_GET(BPF_CALL_HOOK_RUNS_BEGUN, runs));
 		__this_cpu_write(rtg_watchdog_last, local_clock());
 		hrtimer_start(timer, ms_to_ktime(1), HRTIMER_MODE_REL_PINNED_HARD);
 	}

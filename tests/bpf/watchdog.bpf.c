@@ -300,6 +300,67 @@ int wd_may_goto(void *ctx)
 	return 0;
 }
 
+/*
+ * The loop in a global function, whose may_goto counter is in its own
+ * frame, which the watchdog does not end: the run is judged while it
+ * loops there (a lazy run is found through that frame), and the stop
+ * lands on the call after it.
+ */
+__noinline int wd_global_loop(int n)
+{
+	int i = 0;
+
+	while (i < n && can_loop) {
+		no_call_work();
+		i++;
+	}
+	return i;
+}
+
+SEC("syscall")
+int wd_may_goto_global(void *ctx)
+{
+	sum += bpf_get_prandom_u32();
+	loops_done = wd_global_loop(outer);
+	sum += bpf_get_prandom_u32();
+	return 0;
+}
+
+/*
+ * A run that spends its time in callbacks of a helper, which the watchdog
+ * never interrupts in the run's main frame's own instructions: a lazy run
+ * is found by its calls' slow path, through the helper's frames.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u64);
+} cb_map SEC(".maps");
+
+int cb_calls;	/* callbacks run by the last wd_each */
+
+static long wd_each_cb(struct bpf_map *map, __u32 *key, __u64 *val, void *ctx)
+{
+	int j;
+
+	for (j = 0; j < 1000; j++) {
+		sum += j;
+		asm volatile("" ::: "memory");
+	}
+	sum += bpf_get_prandom_u32();
+	cb_calls++;
+	return 0;
+}
+
+SEC("syscall")
+int wd_each(void *ctx)
+{
+	cb_calls = 0;
+	bpf_for_each_map_elem(&cb_map, wd_each_cb, NULL, 0);
+	return 0;
+}
+
 /* The same holding a task: the stop lands on its release after the loop. */
 SEC("syscall")
 int wd_goto_held(void *ctx)

@@ -45,6 +45,8 @@ struct rtg_held {
 	int unwind;		/* the watchdog may unwind its runs */
 	int described;		/* its runs keep no table: the verifier describes them */
 	int partly;		/* a table only for the calls whose paths differ */
+	int lazy;		/* runs made current only when needed */
+	int lazy_runs;		/* lazy runs of any program in flight, not adopted */
 	int nruns;		/* "run pid=" lines under the program */
 	char text[16384];	/* the indented lines under it, verbatim */
 };

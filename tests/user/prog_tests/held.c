@@ -274,8 +274,10 @@ void test_held_stop_global_frames(void)
 
 	if (!ASSERT_OK_PTR(skel, "load held"))
 		return;
-	if (ASSERT_OK(held_find(prog_id_of(skel->progs.held_deep_stop), &h), "in held"))
+	if (ASSERT_OK(held_find(prog_id_of(skel->progs.held_deep_stop), &h), "in held")) {
 		ASSERT_EQ(h.described, 1, "described: no table");
+		ASSERT_EQ(h.lazy, 1, "described: lazy runs");
+	}
 	ASSERT_OK(testmod_live(&live0), "test objects");
 	ASSERT_OK(stat_read("stops_described", &described0), "stats stops_described");
 	ASSERT_EQ(run_prog(skel->progs.held_deep_stop), -ETIMEDOUT, "stopped");
@@ -303,6 +305,7 @@ void test_held_stop_partly(void)
 	if (ASSERT_OK(held_find(prog_id_of(skel->progs.held_partly_stop), &h), "in held")) {
 		ASSERT_EQ(h.described, 0, "not described");
 		ASSERT_EQ(h.partly, 1, "partly described");
+		ASSERT_EQ(h.lazy, 0, "partly described: runs current from entry");
 	}
 	stopped_on_both_paths(skel, skel->progs.held_partly_stop, "stops_from_table");
 	/* the spin lock held where paths differ: partly described too */

@@ -154,8 +154,10 @@ static void wd_stop_row(const struct wd_stop *r, bool described)
 	prog = bpf_object__find_program_by_name(skel->obj, r->prog);
 	if (!ASSERT_OK_PTR(prog, "program %s", r->prog))
 		goto out;
-	if (described && ASSERT_OK(held_find(prog_id_of(prog), &h), "%s in held", r->prog))
+	if (described && ASSERT_OK(held_find(prog_id_of(prog), &h), "%s in held", r->prog)) {
 		ASSERT_EQ(h.described, 1, "%s: described", r->prog);
+		ASSERT_EQ(h.lazy, 1, "%s: lazy", r->prog);
+	}
 	if (r->before)
 		r->before(skel);
 	d0 = wd_stat("stops_described");
@@ -470,6 +472,61 @@ void test_watchdog_blinded(void)
 }
 
 /*
+ * A run that spends its time in the callbacks of bpf_for_each_map_elem(),
+ * each making a call: stopped inside one, where it fast-executes to its
+ * end (the helper cannot be left), returning the stop value. A lazy run
+ * is adopted there by its calls' slow path, through the helper's frames.
+ */
+WITH_MODULE(test_watchdog_callback_run, "track=1 watchdog_ms=100");
+void test_watchdog_callback_run(void)
+{
+	struct watchdog_bpf *skel = wd_load();
+	struct bpf_program *prog;
+	static struct rtg_held h;
+	double ms;
+	int ret;
+
+	if (!skel)
+		return;
+	prog = skel->progs.wd_each;
+	ret = run_prog_timed(prog, &ms);
+	printf("  wd_each: returned %d after %.0f ms, %d callbacks\n", ret, ms,
+	       skel->bss->cb_calls);
+	ASSERT_EQ(ret, -ETIMEDOUT, "stopped");
+	ASSERT_EQ(skel->bss->cb_calls, 65536, "every callback ran (fast-executed)");
+	if (ASSERT_OK(held_find(prog_id_of(prog), &h), "in held")) {
+		ASSERT_EQ(h.stops, 1, "stops");
+		ASSERT_EQ(h.nruns, 0, "runs left after the stop");
+		ASSERT_EQ(h.stray, 0L, "calls that found no run");
+	}
+	watchdog_bpf__destroy(skel);
+}
+
+/*
+ * A loop with no call in a global function, which runs to its end (about
+ * a second): the run was judged while it looped (charged, marked), and
+ * the call after the loop stops it.
+ */
+static void wd_may_goto_global(struct watchdog_bpf *skel)
+{
+	struct bpf_program *prog = skel->progs.wd_may_goto_global;
+	static struct rtg_held h;
+	double ms;
+	int ret;
+
+	skel->bss->loops_done = -1;
+	ret = run_prog_timed(prog, &ms);
+	printf("  wd_may_goto_global: returned %d after %.0f ms\n", ret, ms);
+	ASSERT_EQ(ret, -ETIMEDOUT, "stopped at the call after the loop");
+	ASSERT_EQ(skel->bss->loops_done, skel->data->outer, "the loop ran to its end");
+	if (ASSERT_OK(held_find(prog_id_of(prog), &h), "in held")) {
+		ASSERT_EQ(h.stops, 1, "stops");
+		ASSERT_EQ(h.nruns, 0, "runs left after the stop");
+		ASSERT_EQ(h.stray, 0L, "calls that found no run");
+	}
+}
+
+/*
  * Loops with no call, bounded only by may_goto (can_loop, cond_break):
  * no hook sees the mark, so the watchdog ends them through their counter
  * and the program leaves along its own path, returning the stop value;
@@ -500,6 +557,8 @@ void test_watchdog_may_goto(void)
 		ASSERT_OK(testmod_task_usage(getpid(), &usage1), "task usage");
 		ASSERT_EQ(usage1, usage0, "task usage count after the stop");
 	}
+	if (test__start_subtest("global"))
+		wd_may_goto_global(skel);
 	watchdog_bpf__destroy(skel);
 }
 
