@@ -795,3 +795,162 @@ void test_watchdog_described(void)
 		watchdog_bpf__destroy(skel);
 	}
 }
+
+/*
+ * Lazy runs stopped at random points: every CPU runs the described
+ * programs (a loop in main, in a BPF function, behind may_goto in main and
+ * in a global function, holding an object, a task, an RCU section, a ring
+ * buffer record, a preemption section) and one that keeps a table, with
+ * the nested fentry program attached to the call they loop on, and loop
+ * bounds that change from round to round, so that runs end on their own
+ * or are stopped, adopted by a tick, by a slow call or never. Meanwhile
+ * another thread turns rtg_release on and off (every CPU's calls slow,
+ * then fast again) and moves the budget between 1 and 2 ms. Every run
+ * returns 0 or the stop value, each program's stopped runs are exactly
+ * its stops, nothing is left in flight, adopted or not, no CPU's calls
+ * stay slow, and no object, task reference or ring buffer record is left.
+ */
+#define LAZY_ROUNDS 40
+
+static const char *const lazy_progs[] = {
+	"wd_loop", "wd_subprog", "wd_sections", "wd_preempt", "wd_may_goto", "wd_goto_held",
+	"wd_may_goto_global", "wd_loop_cb",
+};
+#define NR_LAZY (sizeof(lazy_progs) / sizeof(lazy_progs[0]))
+/* wd_loop_cb's callback holds in its caller's registers: a table */
+#define LAZY_DESCRIBED (NR_LAZY - 1)
+
+struct lazy_thread {
+	struct watchdog_bpf *skel;
+	struct ring_buffer *rb;	/* CPU 0's: wd_sections' discarded records */
+	int cpu;
+	long stopped[NR_LAZY], other;
+};
+
+static volatile bool lazy_done;
+
+static void *lazy_thread(void *arg)
+{
+	static const int bounds[] = { 1, 3, 30, 300, 3000 };
+	struct lazy_thread *lt = arg;
+	unsigned int i, round;
+
+	pin_cpu(lt->cpu);
+	for (round = 0; round < LAZY_ROUNDS; round++) {
+		if (lt->cpu == 0)
+			__atomic_store_n(&lt->skel->data->outer, bounds[round % 5],
+					 __ATOMIC_RELAXED);
+		for (i = 0; i < NR_LAZY; i++) {
+			int ret = run_prog(bpf_object__find_program_by_name(lt->skel->obj,
+									     lazy_progs[i]));
+
+			if (ret == -ETIMEDOUT)
+				lt->stopped[i]++;
+			else if (ret != 0)
+				lt->other++;
+		}
+		/* a discarded record's space comes back once consumed */
+		if (lt->rb)
+			ring_buffer__consume(lt->rb);
+	}
+	return NULL;
+}
+
+static void *lazy_toggler(void *arg)
+{
+	long *toggles = arg;
+	bool on = false;
+
+	while (!lazy_done) {
+		on = !on;
+		if (trace_event_enable("bpf_rtguard/rtg_release", on) ||
+		    param_write("watchdog_ms", on ? "2" : "1"))
+			break;
+		(*toggles)++;
+		usleep(3000);
+	}
+	trace_event_enable("bpf_rtguard/rtg_release", false);
+	param_write("watchdog_ms", "1");
+	return NULL;
+}
+
+WITH_MODULE(test_watchdog_lazy_stress, "track=1 check_held=0 describe=1 watchdog_ms=1");
+void test_watchdog_lazy_stress(void)
+{
+	struct watchdog_bpf *skel = wd_load();
+	struct lazy_thread lt[16] = {};
+	uint64_t live0 = 0, live1 = 1, usage0 = 0, usage1 = 1, d0;
+	int ncpu = ncpus(), c;
+	pthread_t th[16], tog;
+	static struct rtg_held h;
+	struct bpf_link *link;
+	long total = 0, toggles = 0, records = 0;
+	unsigned int i;
+
+	if (!skel)
+		return;
+	if (ncpu > 16)
+		ncpu = 16;
+	lt[0].rb = ring_buffer__new(bpf_map__fd(skel->maps.rb), ringbuf_count_record, &records,
+				    NULL);
+	if (!ASSERT_OK_PTR(lt[0].rb, "ring_buffer__new"))
+		goto out;
+	skel->bss->inner_pid = getpid();
+	link = bpf_program__attach(skel->progs.wd_inner);
+	if (!ASSERT_OK_PTR(link, "attach wd_inner"))
+		goto out;
+	ASSERT_OK(testmod_live(&live0), "live objects");
+	ASSERT_OK(testmod_task_usage(getpid(), &usage0), "task usage");
+	d0 = wd_stat("stops_described");
+	lazy_done = false;
+	pthread_create(&tog, NULL, lazy_toggler, &toggles);
+	for (c = 0; c < ncpu; c++) {
+		lt[c].skel = skel;
+		lt[c].cpu = c;
+		pthread_create(&th[c], NULL, lazy_thread, &lt[c]);
+	}
+	for (c = 0; c < ncpu; c++)
+		pthread_join(th[c], NULL);
+	lazy_done = true;
+	pthread_join(tog, NULL);
+	bpf_link__destroy(link);
+
+	for (i = 0; i < NR_LAZY; i++) {
+		struct bpf_program *p = bpf_object__find_program_by_name(skel->obj, lazy_progs[i]);
+		long stopped = 0;
+
+		for (c = 0; c < ncpu; c++)
+			stopped += lt[c].stopped[i];
+		total += stopped;
+		printf("  %s: %ld of %d runs stopped\n", lazy_progs[i], stopped,
+		       ncpu * LAZY_ROUNDS);
+		if (!ASSERT_OK(held_find(prog_id_of(p), &h), "%s in held", lazy_progs[i]))
+			continue;
+		ASSERT_EQ(h.lazy, (int)(i < LAZY_DESCRIBED), "%s: lazy", lazy_progs[i]);
+		ASSERT_EQ(h.stops, stopped, "%s: stops, and runs that returned -ETIMEDOUT",
+			  lazy_progs[i]);
+		ASSERT_EQ(h.nruns, 0, "%s: runs left", lazy_progs[i]);
+		ASSERT_EQ(h.unmatched, 0L, "%s: unmatched releases", lazy_progs[i]);
+		ASSERT_EQ(h.incomplete, 0L, "%s: incomplete runs", lazy_progs[i]);
+	}
+	for (c = 0; c < ncpu; c++)
+		ASSERT_EQ(lt[c].other, 0L, "CPU %d: runs that returned neither 0 nor the stop value",
+			  c);
+	printf("  %ld stops, %lu by a description; the event and budget toggled %ld times\n",
+	       total, (unsigned long)(wd_stat("stops_described") - d0), toggles);
+	ASSERT_GT(total, 0L, "stopped runs");
+	ASSERT_GT(wd_stat("stops_described") - d0, 0, "stops by a description");
+	ASSERT_GT(toggles, 1L, "event and budget toggles");
+	ASSERT_EQ(records, 0L, "wd_sections' records delivered (each is discarded)");
+	ASSERT_EQ(h.lazy_runs, 0, "lazy runs in flight, not adopted");
+	ASSERT_EQ(wd_stat("slow_calls"), 0, "CPUs whose calls stay slow");
+	ASSERT_OK(testmod_live(&live1), "live objects");
+	ASSERT_EQ(live1, live0, "live objects after the stress");
+	ASSERT_OK(testmod_task_usage(getpid(), &usage1), "task usage");
+	ASSERT_EQ(usage1, usage0, "task usage count after the stress");
+	expect_ringbuf_after_stop(bpf_map__fd(skel->maps.rb), 0, skel->progs.wd_rb_check,
+				  "wd_sections");
+out:
+	ring_buffer__free(lt[0].rb);
+	watchdog_bpf__destroy(skel);
+}
