@@ -107,18 +107,18 @@ MODULE_PARM_DESC(hold_limit_us,
 		 "Stop a tracked run that holds one resource for longer than this many us (0: off)");
 
 /*
- * Adopt the lazy run the timer interrupted in its own instructions, if
- * any; mark the runs of the interrupted task that overran (limits in us), and
- * ask a sample of what a described run holds (its table is not kept as
- * it goes) while holds are judged. Each run is charged first for the
- * time it had (rtg_run_charge()).
+ * Adopt the lazy run the timer interrupted, in its program or in what it
+ * called, if any; mark the runs of the interrupted task that overran
+ * (limits in us), and ask a sample of what a described run holds (its
+ * table is not kept as it goes) while holds are judged. Each run is
+ * charged first for the time it had (rtg_run_charge()).
  */
 static void rtg_watchdog_check(u32 runtime, u32 hold, const struct rtg_tick *tick)
 {
 	struct rtg_run *run;
 	void *image;
 
-	/* a lazy run not adopted, interrupted in its own instructions */
+	/* a lazy run not adopted, interrupted in its frames or its callees' */
 	if (__this_cpu_read(rtg_watch_cpu.runs) & BPF_CALL_HOOK_RUNS_LAZY) {
 		run = (struct rtg_run *)bpf_call_hook_irq_run(get_irq_regs(), &image);
 		if (run)
@@ -155,9 +155,9 @@ static bool rtg_watchdog_armed(void)
 /*
  * While lazy runs that were not adopted are in flight on this CPU (@ask),
  * its hooked calls take their slow path, where the hooks of such a run
- * adopt it: a run that the timer does not find in its own instructions
- * (it is in a helper, or a callback a helper calls) is judged from its
- * next call on.
+ * adopt it: a run that the timer does not find (bpf_call_hook_irq_run()
+ * gives none in a prologue or an epilogue, say) is judged from its next
+ * call on.
  */
 static void rtg_watchdog_ask_adoption(bool ask)
 {

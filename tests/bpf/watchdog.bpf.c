@@ -361,6 +361,27 @@ int wd_each(void *ctx)
 	return 0;
 }
 
+/*
+ * All of the run's time in the callbacks of one bpf_loop() that make no
+ * call: the watchdog interrupts the run in them or in bpf_loop(), never
+ * in its main frame's own instructions, and the stop lands on the call
+ * after the loop.
+ */
+static int wd_quiet_cb_fn(__u64 i, void *ctx)
+{
+	no_call_work();
+	return 0;
+}
+
+SEC("syscall")
+int wd_quiet_cb(void *ctx)
+{
+	sum += bpf_get_prandom_u32();
+	loops_done = bpf_loop(outer, wd_quiet_cb_fn, NULL, zero);
+	sum += bpf_get_prandom_u32();
+	return 0;
+}
+
 /* The same holding a task: the stop lands on its release after the loop. */
 SEC("syscall")
 int wd_goto_held(void *ctx)

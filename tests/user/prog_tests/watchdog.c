@@ -563,6 +563,43 @@ void test_watchdog_may_goto(void)
 }
 
 
+/*
+ * A lazy run whose time is all in the callbacks of one bpf_loop() that
+ * make no call (about a second): the timer finds it through bpf_loop()'s
+ * frames and charges it tick by tick, so the call after the loop stops
+ * it. Adopted only by that call, it would be charged one tick and return.
+ */
+WITH_MODULE(test_watchdog_lazy_callback, "track=1 check_held=0 describe=1 watchdog_ms=100");
+void test_watchdog_lazy_callback(void)
+{
+	struct watchdog_bpf *skel = wd_load();
+	struct bpf_program *prog;
+	static struct rtg_held h;
+	double ms;
+	int ret;
+
+	if (!skel)
+		return;
+	prog = skel->progs.wd_quiet_cb;
+	if (ASSERT_OK(held_find(prog_id_of(prog), &h), "in held"))
+		ASSERT_EQ(h.lazy, 1, "lazy");
+	skel->data->outer = 300000;
+	skel->bss->loops_done = -1;
+	ret = run_prog_timed(prog, &ms);
+	printf("  wd_quiet_cb: returned %d after %.0f ms\n", ret, ms);
+	ASSERT_EQ(ret, -ETIMEDOUT, "stopped at the call after the loop");
+	ASSERT_EQ(skel->bss->loops_done, skel->data->outer, "the loop ran to its end");
+	ASSERT_GT(ms, 100, "ms: the loop outlasts the budget");
+	if (ASSERT_OK(held_find(prog_id_of(prog), &h), "in held")) {
+		ASSERT_EQ(h.stops, 1, "stops");
+		ASSERT_EQ(h.nruns, 0, "runs left after the stop");
+		ASSERT_EQ(h.stray, 0L, "calls that found no run");
+		ASSERT_EQ(h.lazy_runs, 0, "lazy runs in flight, not adopted");
+	}
+	watchdog_bpf__destroy(skel);
+}
+
+
 static uint64_t wd_wakeups(void)
 {
 	return wd_stat("watchdog_wakeups");
@@ -799,8 +836,9 @@ void test_watchdog_described(void)
 /*
  * Lazy runs stopped at random points: every CPU runs the described
  * programs (a loop in main, in a BPF function, behind may_goto in main and
- * in a global function, holding an object, a task, an RCU section, a ring
- * buffer record, a preemption section) and one that keeps a table, with
+ * in a global function, in bpf_loop() callbacks that make no call,
+ * holding an object, a task, an RCU section, a ring buffer record, a
+ * preemption section) and one that keeps a table, with
  * the nested fentry program attached to the call they loop on, and loop
  * bounds that change from round to round, so that runs end on their own
  * or are stopped, adopted by a tick, by a slow call or never. Meanwhile
@@ -814,7 +852,7 @@ void test_watchdog_described(void)
 
 static const char *const lazy_progs[] = {
 	"wd_loop", "wd_subprog", "wd_sections", "wd_preempt", "wd_may_goto", "wd_goto_held",
-	"wd_may_goto_global", "wd_loop_cb",
+	"wd_may_goto_global", "wd_quiet_cb", "wd_loop_cb",
 };
 #define NR_LAZY (sizeof(lazy_progs) / sizeof(lazy_progs[0]))
 /* wd_loop_cb's callback holds in its caller's registers: a table */
