@@ -475,6 +475,9 @@ void rtg_run_adopt(struct rtg_run *run, struct rtg_prog *tp)
 	unsigned long flags;
 	u64 now;
 
+	/* set only here, on the run's own CPU: a hook's later calls skip it */
+	if (READ_ONCE(run->adopted))
+		return;
 	local_irq_save(flags);
 	if (!run->adopted) {
 		now = rtg_clock();
