@@ -472,6 +472,23 @@ void test_watchdog_blinded(void)
 }
 
 /*
+ * @prog was stopped once, and has no run left nor a call that found
+ * none; its line of held in *@out, when given.
+ */
+static void expect_one_stop(struct bpf_program *prog, struct rtg_held *out)
+{
+	static struct rtg_held h;
+
+	if (!ASSERT_OK(held_find(prog_id_of(prog), &h), "in held"))
+		return;
+	ASSERT_EQ(h.stops, 1, "stops");
+	ASSERT_EQ(h.nruns, 0, "runs left after the stop");
+	ASSERT_EQ(h.stray, 0L, "calls that found no run");
+	if (out)
+		*out = h;
+}
+
+/*
  * A run that spends its time in the callbacks of bpf_for_each_map_elem(),
  * each making a call: stopped inside one, where it fast-executes to its
  * end (the helper cannot be left), returning the stop value. A lazy run
@@ -482,7 +499,6 @@ void test_watchdog_callback_run(void)
 {
 	struct watchdog_bpf *skel = wd_load();
 	struct bpf_program *prog;
-	static struct rtg_held h;
 	double ms;
 	int ret;
 
@@ -494,11 +510,7 @@ void test_watchdog_callback_run(void)
 	       skel->bss->cb_calls);
 	ASSERT_EQ(ret, -ETIMEDOUT, "stopped");
 	ASSERT_EQ(skel->bss->cb_calls, 65536, "every callback ran (fast-executed)");
-	if (ASSERT_OK(held_find(prog_id_of(prog), &h), "in held")) {
-		ASSERT_EQ(h.stops, 1, "stops");
-		ASSERT_EQ(h.nruns, 0, "runs left after the stop");
-		ASSERT_EQ(h.stray, 0L, "calls that found no run");
-	}
+	expect_one_stop(prog, NULL);
 	watchdog_bpf__destroy(skel);
 }
 
@@ -510,7 +522,6 @@ void test_watchdog_callback_run(void)
 static void wd_may_goto_global(struct watchdog_bpf *skel)
 {
 	struct bpf_program *prog = skel->progs.wd_may_goto_global;
-	static struct rtg_held h;
 	double ms;
 	int ret;
 
@@ -519,11 +530,7 @@ static void wd_may_goto_global(struct watchdog_bpf *skel)
 	printf("  wd_may_goto_global: returned %d after %.0f ms\n", ret, ms);
 	ASSERT_EQ(ret, -ETIMEDOUT, "stopped at the call after the loop");
 	ASSERT_EQ(skel->bss->loops_done, skel->data->outer, "the loop ran to its end");
-	if (ASSERT_OK(held_find(prog_id_of(prog), &h), "in held")) {
-		ASSERT_EQ(h.stops, 1, "stops");
-		ASSERT_EQ(h.nruns, 0, "runs left after the stop");
-		ASSERT_EQ(h.stray, 0L, "calls that found no run");
-	}
+	expect_one_stop(prog, NULL);
 }
 
 /*
@@ -590,12 +597,8 @@ void test_watchdog_lazy_callback(void)
 	ASSERT_EQ(ret, -ETIMEDOUT, "stopped at the call after the loop");
 	ASSERT_EQ(skel->bss->loops_done, skel->data->outer, "the loop ran to its end");
 	ASSERT_GT(ms, 100, "ms: the loop outlasts the budget");
-	if (ASSERT_OK(held_find(prog_id_of(prog), &h), "in held")) {
-		ASSERT_EQ(h.stops, 1, "stops");
-		ASSERT_EQ(h.nruns, 0, "runs left after the stop");
-		ASSERT_EQ(h.stray, 0L, "calls that found no run");
-		ASSERT_EQ(h.lazy_runs, 0, "lazy runs in flight, not adopted");
-	}
+	expect_one_stop(prog, &h);
+	ASSERT_EQ(h.lazy_runs, 0, "lazy runs in flight, not adopted");
 	watchdog_bpf__destroy(skel);
 }
 
