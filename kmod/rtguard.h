@@ -336,6 +336,12 @@ struct rtg_run {
  *	the table holds, which records only what the acquiring calls that
  *	reach them return (&rtg_site.feeds), and at every other call what
  *	its description names; the table also holds what samples saw
+ * @bare_calls: a described or partly described program loaded while the
+ *	rtg_acquire and rtg_release events were off: its calls that its
+ *	table does not need have no post hook, and those that only give
+ *	back (a release, a section's end, a push into a collection) no hook
+ *	at all; nothing records what they take or give back, and neither
+ *	event reports them (rtg_track_select())
  * @trace_only: a program in debug mode that is not tracked (track=0, or
  *	its loader lacks CAP_BPF): its runs are bracketed only to be
  *	recorded, hold nothing the module follows and are never stopped
@@ -373,6 +379,7 @@ struct rtg_prog {
 	bool no_unwind;
 	bool described;
 	bool partly;
+	bool bare_calls;
 	bool trace_only;
 	bool trace_runs;
 	bool sleepable;

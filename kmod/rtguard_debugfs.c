@@ -266,7 +266,7 @@ static int rtg_held_show(struct seq_file *m, void *v)
 	mutex_lock(&rtg_images_lock);
 	mutex_lock(&rtg_progs_lock);
 	list_for_each_entry(tp, &rtg_progs, node) {
-		seq_printf(m, "prog %u %s: slots=%u incomplete=%ld unmatched=%ld leftover=%ld stray=%ld stops=%ld released=%ld reported=%ld stoppable=%d stop_ret=%lld unwind=%d described=%d partly=%d lazy=%d\n",
+		seq_printf(m, "prog %u %s: slots=%u incomplete=%ld unmatched=%ld leftover=%ld stray=%ld stops=%ld released=%ld reported=%ld stoppable=%d stop_ret=%lld unwind=%d described=%d partly=%d lazy=%d bare=%d\n",
 			   tp->main->id, tp->main->name[0] ? tp->main->name : "-",
 			   tp->nslots, atomic_long_read(&tp->incomplete),
 			   atomic_long_read(&tp->unmatched),
@@ -276,7 +276,7 @@ static int rtg_held_show(struct seq_file *m, void *v)
 			   atomic_long_read(&tp->stop_released),
 			   atomic_long_read(&tp->reported), rtg_stop_policy_stoppable(tp),
 			   (s64)(s32)tp->stop_ret, !tp->no_unwind, tp->described,
-			   tp->partly, rtg_prog_lazy(tp));
+			   tp->partly, rtg_prog_lazy(tp), tp->bare_calls);
 		rcu_read_lock();
 		for_each_process_thread(g, t) {
 			/* the stack is not pinned: every read of it may fail */

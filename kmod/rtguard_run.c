@@ -114,8 +114,12 @@ struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main)
 	tp->trace_runs = main->call_hook_flags &
 			 (BPF_CALL_HOOK_EXIT_ON_FLAG | BPF_CALL_HOOK_RUNS_ON_FLAG);
 	tp->sleepable = main->prog->sleepable;
-	if (!tp->trace_only)
+	if (!tp->trace_only) {
 		rtg_held_prog_new(tp);
+		/* the events report what tables record, decided at load */
+		tp->bare_calls = rtg_prog_sampled(tp) && !trace_rtg_acquire_enabled() &&
+				 !trace_rtg_release_enabled();
+	}
 	refcount_set(&tp->images, 1);
 	list_add_tail(&tp->node, &rtg_progs);
 out:
@@ -304,6 +308,23 @@ static void rtg_release_described(void *arg)
 	this_cpu_inc(rtg_stops_described);
 }
 
+/*
+ * What a run of a bare program (&rtg_prog.bare_calls) that fast-executes
+ * gives back itself, by its own calls, which make no hook to count them:
+ * what the description of the call it stopped at names, else what its
+ * table holds (a partly described run's, at a call whose paths differ).
+ */
+static u32 rtg_bare_held(const struct rtg_run *run, const struct rtg_described *d)
+{
+	const u8 *sections = d->n >= 0 ? d->sections : run->sections;
+	u32 n = d->n >= 0 ? d->n : rtg_run_held(run);
+	int i;
+
+	for (i = 0; i < RTG_NR_SECTIONS; i++)
+		n += sections[i];
+	return n;
+}
+
 /**
  * rtg_run_stop() - stop a run the watchdog marked
  * @run: the current run, marked
@@ -360,6 +381,8 @@ long rtg_run_stop(struct rtg_run *run, const struct rtg_site *site,
 		}
 fast:
 		run->how = RTG_HOW_FAST;
+		if (tp->bare_calls)
+			run->fast_releases = rtg_bare_held(run, &d);
 	}
 	return site->flags & RTG_SITE_SKIP ? -1 : 0;
 }
@@ -525,7 +548,8 @@ static int rtg_run_find(const struct rtg_run *run, u64 obj)
 /* A stopped run that fast-executes gave something back itself. */
 static void rtg_run_count_fast(struct rtg_run *run)
 {
-	if (unlikely(run->how == RTG_HOW_FAST))
+	/* a bare run's count is what its stop found held (rtg_bare_held()) */
+	if (unlikely(run->how == RTG_HOW_FAST) && !rtg_run_prog(run)->bare_calls)
 		run->fast_releases++;
 }
 

@@ -11,7 +11,9 @@
  * hook called; every other case, and every other role, calls the post
  * hook after the call, which keeps the table exact, and, while
  * rtg_slow is set, the pre hook before it. A post hook takes no
- * clock, no lock and no atomic.
+ * clock, no lock and no atomic. A described program's calls are made
+ * alone while rtg_slow is clear; a bare one's (&rtg_prog.bare_calls)
+ * never take the post hook, and those that only give back no hook.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -85,7 +87,8 @@ long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site
 		u64 args[MAX_BPF_FUNC_REG_ARGS] = { r1, r2, r3, r4, r5 };
 		struct rtg_callee_regs regs = { { { r6, r7, r8, r9 }, r12 }, fp };
 
-		if (unlikely(READ_ONCE(rtg_check_held)))
+		/* a bare program's table is not the truth, not even while checking */
+		if (unlikely(READ_ONCE(rtg_check_held)) && !site->tprog->bare_calls)
 			rtg_held_check(run, site, args, &regs);
 		if (unlikely(READ_ONCE(run->sample)))
 			rtg_run_sample(run, site, args, &regs);
@@ -538,8 +541,9 @@ u32 rtg_track_prog_verified(struct bpf_prog *prog, bool capable,
  * @hook: what the JIT emits around the call
  *
  * Every call of a tracked program gets the pre hook (a place where the
- * watchdog can stop the run); acquiring and releasing calls get the post
- * hook of their role.
+ * watchdog can stop the run), but a bare program's calls that only give
+ * back; acquiring and releasing calls get the post hook of their role,
+ * but a bare program's that its table does not need.
  *
  * Return: true.
  */
@@ -605,6 +609,22 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 	    (site->tprog->partly && !rtg_track_records(site, &facts))) {
 		hook->table_op = BPF_CALL_HOOK_TABLE_NONE;
 		hook->plain_when_clear = true;
+	}
+	/*
+	 * A bare program's calls record nothing its table does not need
+	 * (no post hook), and a call that only gives back is no place to
+	 * stop either: the call that took what it gives back was one, and
+	 * a run makes no more such calls in a row than it holds resources.
+	 */
+	if (site->tprog->bare_calls && !(site->flags & RTG_SITE_TRACE) &&
+	    (site->tprog->described || !rtg_track_records(site, &facts))) {
+		hook->post = NULL;
+		hook->save_reg = 0;
+		if (rtg_roles[site->role].consumes && !rtg_roles[site->role].holds) {
+			hook->pre = NULL;
+			hook->pre_flag = NULL;
+			hook->plain_when_clear = false;
+		}
 	}
 	if (!hook->post && (site->flags & RTG_SITE_TRACE))
 		hook->post = rtg_trace_post;

@@ -46,6 +46,7 @@ struct rtg_held {
 	int described;		/* its runs keep no table: the verifier describes them */
 	int partly;		/* a table only for the calls whose paths differ */
 	int lazy;		/* runs made current only when needed */
+	int bare;		/* calls its table does not need make no post hook */
 	int lazy_runs;		/* lazy runs of any program in flight, not adopted */
 	int nruns;		/* "run pid=" lines under the program */
 	char text[16384];	/* the indented lines under it, verbatim */

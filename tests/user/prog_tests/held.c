@@ -7,8 +7,10 @@
 #define _GNU_SOURCE
 #include <string.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "expect.h"
 #include "rtgtest.h"
 #include "held.skel.h"
 
@@ -314,4 +316,99 @@ void test_held_stop_partly(void)
 		ASSERT_EQ(h.partly, 1, "with the lock: partly described");
 	}
 	held_bpf__destroy(skel);
+}
+
+/*
+ * The flag tests in prog's JIT image (cmp dword gs:[disp32], 0: each
+ * hooked call's test of its CPU's slow-path word), or -1.
+ */
+static int flag_tests(const struct bpf_program *prog)
+{
+	static uint8_t code[65536];
+	struct bpf_prog_info info = {};
+	uint32_t len = sizeof(info), i;
+	int n = 0;
+
+	info.jited_prog_len = sizeof(code);
+	info.jited_prog_insns = (unsigned long)code;
+	if (!ASSERT_OK(bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len),
+		       "JIT image") ||
+	    !ASSERT_LE(info.jited_prog_len, sizeof(code), "JIT image size"))
+		return -1;
+	for (i = 0; i + 9 <= info.jited_prog_len; i++)
+		n += !memcmp(code + i, "\x65\x83\x3c\x25", 4) && !code[i + 8];
+	return n;
+}
+
+/* prog's rtg_acquire and rtg_release events in the trace buffer. */
+static void count_events(const struct bpf_program *prog, int *acquires, int *releases)
+{
+	static struct track_event ev[64];
+	int n = track_events_read(prog_id_of(prog), ev, 64), i;
+
+	*acquires = 0;
+	*releases = 0;
+	for (i = 0; i < n; i++)
+		(ev[i].acquire ? acquires : releases)[0]++;
+}
+
+/*
+ * A described program loaded while rtg_acquire and rtg_release are off
+ * is bare: its three releases make no hook (no flag test in its image,
+ * against one each when loaded with the events on), so neither event
+ * reports its calls, even once turned on; loaded while they are on, it
+ * keeps its post hooks and the events report every call. Both give back
+ * every object.
+ */
+WITH_MODULE(test_held_bare_calls, "track=1 check_held=0 describe=1");
+void test_held_bare_calls(void)
+{
+	struct held_bpf *bare = NULL, *full = NULL;
+	int n_bare = -1, n_full = -1, acq, rel;
+	uint64_t live0 = 0, live = 0;
+	struct rtg_held h;
+
+	bare = held_bpf__open_and_load();
+	if (!ASSERT_OK_PTR(bare, "load held, events off"))
+		return;
+	ASSERT_OK(testmod_live(&live0), "test objects");
+	if (ASSERT_OK(held_find(prog_id_of(bare->progs.held_static_chain), &h), "in held")) {
+		ASSERT_EQ(h.described, 1, "events off: described");
+		ASSERT_EQ(h.bare, 1, "events off: bare");
+	}
+	n_bare = flag_tests(bare->progs.held_static_chain);
+	if (!track_events_start())
+		goto out;
+	full = held_bpf__open_and_load();
+	if (!ASSERT_OK_PTR(full, "load held, events on"))
+		goto out;
+	if (ASSERT_OK(held_find(prog_id_of(full->progs.held_static_chain), &h), "in held")) {
+		ASSERT_EQ(h.described, 1, "events on: described");
+		ASSERT_EQ(h.bare, 0, "events on: not bare");
+	}
+	n_full = flag_tests(full->progs.held_static_chain);
+	printf("  flag tests: %d bare, %d with the events on\n", n_bare, n_full);
+	ASSERT_GE(n_bare, 4, "bare: three acquisitions and a call tested");
+	ASSERT_EQ(n_full - n_bare, 3, "bare: the three releases untested");
+
+	bare->data->take = 1;
+	full->data->take = 1;
+	if (test__start_subtest("bare")) {
+		ASSERT_EQ(run_prog(bare->progs.held_static_chain), 1, "bare run");
+		count_events(bare->progs.held_static_chain, &acq, &rel);
+		ASSERT_EQ(acq, 0, "bare: acquisitions reported");
+		ASSERT_EQ(rel, 0, "bare: releases reported");
+	}
+	if (test__start_subtest("events_on")) {
+		ASSERT_EQ(run_prog(full->progs.held_static_chain), 1, "run");
+		count_events(full->progs.held_static_chain, &acq, &rel);
+		ASSERT_EQ(acq, 3, "acquisitions reported");
+		ASSERT_EQ(rel, 3, "releases reported");
+	}
+	ASSERT_OK(testmod_live(&live), "test objects");
+	ASSERT_EQ(live, live0, "no test object left");
+out:
+	track_events_stop();
+	held_bpf__destroy(full);
+	held_bpf__destroy(bare);
 }

@@ -152,7 +152,8 @@ void test_track_scenarios(void)
 		goto out;
 	skel->bss->target_pid = getpid();
 	skel->bss->listen_port = port;
-	if (!ASSERT_OK(scenarios_bpf__load(skel), "load scenarios"))
+	/* with the events on: a described program loaded so is not bare */
+	if (!track_events_start() || !ASSERT_OK(scenarios_bpf__load(skel), "load scenarios"))
 		goto destroy;
 	callee = bpf_program__fd(skel->progs.sc_tail_callee);
 	ASSERT_OK(bpf_map_update_elem(bpf_map__fd(skel->maps.tail_progs), &key, &callee, 0),

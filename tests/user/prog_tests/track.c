@@ -97,13 +97,21 @@ static void seed_loop(struct track_bpf *skel)
 		       ev[i].func, ev[i].insn, ev[i].obj);
 }
 
+/*
+ * Loaded with the events on: a described program loaded with both off
+ * is bare, and neither event reports its calls (held_bare_calls).
+ */
 WITH_MODULE(test_track_seeds, "track=1");
 void test_track_seeds(void)
 {
-	struct track_bpf *skel = track_load();
+	struct track_bpf *skel = NULL;
 
-	if (!skel)
+	if (track_events_start())
+		skel = track_load();
+	if (!skel) {
+		track_events_stop();
 		return;
+	}
 	if (test__start_subtest("simple"))
 		seed_simple(skel);
 	if (test__start_subtest("branch"))
