@@ -77,12 +77,27 @@ u32 rtg_run_size(u32 max_refs)
 		     rounddown(BPF_CALL_HOOK_MAX_RUN_SIZE, 8));
 }
 
+/*
+ * Entries of a bare described run's table, which only samples fill
+ * (rtg_run_sample()): the resources a hold limit judges first in order of
+ * acquisition, whose oldest hold is the run's longest. A hold of a later
+ * one counts only from the first sample that kept it.
+ */
+#define RTG_SAMPLE_SLOTS	4
+
+/* Bytes of the run area of a bare described program. */
+static u32 rtg_run_size_sampled(void)
+{
+	return round_up(struct_size_t(struct rtg_run, held, RTG_SAMPLE_SLOTS), 8);
+}
+
 /**
  * rtg_prog_get() - the tracking state of a program, created on first use
  * @main: aux data of the main program
  *
- * Called at JIT time for every image of the program; the images share one
- * state, freed with rtg_prog_put() when the last image goes.
+ * Called at JIT time for every image of the program, the main image first;
+ * the images share one state, freed with rtg_prog_put() when the last
+ * image goes. The first call may lower the program's run area.
  *
  * Return: the state, or an ERR_PTR() when it cannot be allocated.
  */
@@ -108,8 +123,6 @@ struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main)
 	 * own exception callback, which decides what a throw returns
 	 */
 	tp->no_unwind = !(main->call_hook_flags & BPF_CALL_HOOK_UNWIND);
-	tp->nslots = (main->call_hook_run_size - sizeof(struct rtg_run)) /
-		     sizeof(struct rtg_held);
 	tp->trace_only = main->call_hook_flags & RTG_TRACE_ONLY;
 	tp->trace_runs = main->call_hook_flags &
 			 (BPF_CALL_HOOK_EXIT_ON_FLAG | BPF_CALL_HOOK_RUNS_ON_FLAG);
@@ -119,7 +132,17 @@ struct rtg_prog *rtg_prog_get(struct bpf_prog_aux *main)
 		/* the events report what tables record, decided at load */
 		tp->bare_calls = rtg_prog_sampled(tp) && !trace_rtg_acquire_enabled() &&
 				 !trace_rtg_release_enabled();
+		/*
+		 * nothing but a sample is ever in a bare described run's
+		 * table; the first image, the main one, may give the rest of
+		 * the stack back
+		 */
+		if (tp->described && tp->bare_calls)
+			main->call_hook_run_size = min(main->call_hook_run_size,
+						       rtg_run_size_sampled());
 	}
+	tp->nslots = (main->call_hook_run_size - sizeof(struct rtg_run)) /
+		     sizeof(struct rtg_held);
 	refcount_set(&tp->images, 1);
 	list_add_tail(&tp->node, &rtg_progs);
 out:
@@ -914,6 +937,21 @@ void rtg_run_stop_stats(u64 *described, u64 *from_table)
 	}
 }
 
+/*
+ * Fit a sample of @n resources into a table of @max entries: the ones a
+ * hold limit judges (not iterators, see rtg_run_longest_hold()), in order
+ * of acquisition, so that the oldest hold is kept. Return: how many.
+ */
+static int rtg_sample_fit(struct rtg_held_res *res, int n, u32 max)
+{
+	int i, k = 0;
+
+	for (i = 0; i < n && k < max; i++)
+		if (!(res[i].acq->flags & RTG_SITE_ITER))
+			res[k++] = res[i];
+	return k;
+}
+
 /**
  * rtg_run_sample() - refresh a described run's table before a call
  * @run: the current run, of a described program, asked for a sample
@@ -941,8 +979,8 @@ void rtg_run_sample(struct rtg_run *run, const struct rtg_site *site,
 	n = rtg_held_resolve(site, args, regs, res, RTG_DESCRIBED_MAX, sections);
 	if (rtg_run_prog(run)->partly && (n < 0 || n > rtg_run_prog(run)->nslots))
 		n = -1;
-	else
-		n = min_t(int, n, rtg_run_prog(run)->nslots);
+	else if (n > rtg_run_prog(run)->nslots)
+		n = rtg_sample_fit(res, n, rtg_run_prog(run)->nslots);
 	for (i = 0; i < n; i++) {
 		seen[i] = 0;
 		for (j = 0; j < run->count; j++)

@@ -126,6 +126,7 @@ static void rtg_watchdog_check(u32 runtime, u32 hold, const struct rtg_tick *tic
 	}
 	for (run = rtg_task_run(current); run; run = run->prev) {
 		u8 reason = RTG_STOP_NONE;
+		bool stale = false;
 		u32 charged;
 
 		/* bracketed only to be recorded: never stopped */
@@ -138,9 +139,16 @@ static void rtg_watchdog_check(u32 runtime, u32 hold, const struct rtg_tick *tic
 		charged = rtg_run_charge(run, tick);
 		if (runtime && charged > runtime)
 			reason = RTG_STOP_RUNTIME;
-		if (hold && rtg_prog_sampled(rtg_run_prog(run)))
+		/*
+		 * a described run's table is its last sample: while the one
+		 * asked a tick ago is not taken, the run may have given back
+		 * what that table holds, which would then seem held for ever
+		 */
+		if (hold && rtg_prog_sampled(rtg_run_prog(run))) {
+			stale = READ_ONCE(run->sample);
 			rtg_run_ask_sample(run);
-		if (hold && rtg_run_longest_hold(run) > hold)
+		}
+		if (hold && !stale && rtg_run_longest_hold(run) > hold)
 			reason = RTG_STOP_HOLD;
 		if (reason)
 			rtg_run_mark(run, reason);

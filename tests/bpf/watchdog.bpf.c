@@ -382,6 +382,29 @@ int wd_quiet_cb(void *ctx)
 	return 0;
 }
 
+int held_calls = 1000;	/* calls wd_released_quiet makes while it holds */
+
+/*
+ * An object held across calls, whose samples see it, then given back,
+ * then a stretch in callbacks of one bpf_loop() that make no call: no
+ * sample is taken while the run holds nothing.
+ */
+SEC("syscall")
+int wd_released_quiet(void *ctx)
+{
+	struct rtg_test_obj *obj = rtg_test_obj_get(1);
+	int i;
+
+	if (!obj)
+		return 1;
+	bpf_for(i, 0, held_calls)
+		sum += bpf_get_prandom_u32();
+	rtg_test_obj_put(obj);
+	loops_done = bpf_loop(outer, wd_quiet_cb_fn, NULL, zero);
+	sum += bpf_get_prandom_u32();
+	return 0;
+}
+
 /* The same holding a task: the stop lands on its release after the loop. */
 SEC("syscall")
 int wd_goto_held(void *ctx)

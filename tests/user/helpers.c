@@ -262,6 +262,22 @@ bool dmesg_has(const char *text)
 	return strstr(dmesg_read(), text);
 }
 
+const char *dmesg_last_line(const char *text)
+{
+	static char line[512];
+	const char *buf = dmesg_read(), *p = buf, *last = NULL, *start, *end;
+
+	for (; (p = strstr(p, text)); p++)
+		last = p;
+	if (!last)
+		return NULL;
+	for (start = last; start > buf && start[-1] != '\n'; start--)
+		;
+	end = strchrnul(last, '\n');
+	snprintf(line, sizeof(line), "%.*s", (int)(end - start), start);
+	return line;
+}
+
 int dmesg_count(const char *text)
 {
 	const char *p = dmesg_read();

@@ -62,6 +62,8 @@ double now_ms(void);
 /* The kernel log (the whole ring buffer; a static buffer) */
 const char *dmesg_read(void);
 bool dmesg_has(const char *text);
+/* The last line of dmesg with text in it (a static buffer), or NULL. */
+const char *dmesg_last_line(const char *text);
 int dmesg_count(const char *text);
 
 int ncpus(void);

@@ -400,6 +400,45 @@ void test_harm_table_cap(void)
 }
 
 /*
+ * The same program, described and bare (loaded with the events off):
+ * its run area keeps room for a sample of four resources only, 144
+ * bytes, and the stop releases all twenty by the description. Loaded
+ * with rtg_release on, it is not bare and keeps the whole area.
+ */
+WITH_MODULE(test_harm_table_cap_described, "track=1 watchdog_ms=100 check_held=0 describe=1");
+void test_harm_table_cap_described(void)
+{
+	struct harm_bpf *skel = harm_load("harm_many_refs"), *full = NULL;
+	static struct rtg_held h;
+	uint64_t refs0 = 0, described0 = 0, described = 0;
+
+	if (!skel)
+		return;
+	if (ASSERT_OK(held_find(prog_id_of(skel->progs.harm_many_refs), &h), "in held")) {
+		ASSERT_EQ(h.described, 1, "described");
+		ASSERT_EQ(h.bare, 1, "bare");
+		ASSERT_EQ(h.slots, 4u, "slots of a bare described run area");
+	}
+	ASSERT_OK(testmod_task_usage(getpid(), &refs0), "task references");
+	ASSERT_OK(stat_read("stops_described", &described0), "stats stops_described");
+	ASSERT_EQ(run_prog(skel->progs.harm_many_refs), -ETIMEDOUT, "harm_many_refs's return");
+	expect_stopped(skel->progs.harm_many_refs, "released and unwound");
+	ASSERT_OK(stat_read("stops_described", &described), "stats stops_described");
+	ASSERT_EQ(described, described0 + 1, "released by the description");
+	expect_task_refs(refs0, "after the stop");
+	if (ASSERT_OK(trace_event_enable("bpf_rtguard/rtg_release", true), "rtg_release on"))
+		full = harm_load("harm_many_refs");
+	trace_event_enable("bpf_rtguard/rtg_release", false);
+	if (full && ASSERT_OK(held_find(prog_id_of(full->progs.harm_many_refs), &h),
+			      "in held, loaded with rtg_release on")) {
+		ASSERT_EQ(h.bare, 0, "loaded with rtg_release on: not bare");
+		ASSERT_EQ(h.slots, 19u, "loaded with rtg_release on: slots of 512 bytes");
+	}
+	harm_bpf__destroy(full);
+	harm_bpf__destroy(skel);
+}
+
+/*
  * A record submitted through a dynptr clone is the consumer's: a stop of
  * the run must not discard it again through the original, which the
  * run's table still holds. The consumer sees it once, and a record fits
