@@ -638,7 +638,14 @@ void test_watchdog_hold_stale_sample(void)
 		ASSERT_EQ(h.described, 1, "described");
 		ASSERT_EQ(h.bare, 1, "bare");
 	}
-	skel->data->held_calls = 2000;
+	/* calls for 10 to 50 ms holding the object: ticks ask samples, calls take them */
+	skel->data->outer = 0;
+	for (ms = 0; ms < 10 && skel->data->held_calls < (1 << 24);)
+		if (run_prog_timed(prog, &ms) || ms < 10)
+			skel->data->held_calls *= 2;
+	printf("  %d calls holding the object: %.0f ms\n", skel->data->held_calls, ms);
+	if (!ASSERT_GE(ms, 10, "ms holding") || !ASSERT_LT(ms, 50, "ms holding"))
+		goto out;
 	skel->data->outer = 300000;
 	skel->bss->loops_done = -1;
 	ret = run_prog_timed(prog, &ms);
@@ -648,6 +655,7 @@ void test_watchdog_hold_stale_sample(void)
 	ASSERT_GT(ms, 100, "ms: the quiet loop outlasts the hold limit");
 	if (ASSERT_OK(held_find(prog_id_of(prog), &h), "in held"))
 		ASSERT_EQ(h.stops, 0, "stops");
+out:
 	watchdog_bpf__destroy(skel);
 }
 
