@@ -371,6 +371,23 @@ void test_harm_reuseport_index(void)
 }
 
 /*
+ * harm_many_refs stopped: all twenty task references released by the
+ * description of the call it stopped at, and the run unwound.
+ */
+static void many_refs_stopped(struct harm_bpf *skel)
+{
+	uint64_t refs0 = 0, described0 = 0, described = 0;
+
+	ASSERT_OK(testmod_task_usage(getpid(), &refs0), "task references");
+	ASSERT_OK(stat_read("stops_described", &described0), "stats stops_described");
+	ASSERT_EQ(run_prog(skel->progs.harm_many_refs), -ETIMEDOUT, "harm_many_refs's return");
+	expect_stopped(skel->progs.harm_many_refs, "released and unwound");
+	ASSERT_OK(stat_read("stops_described", &described), "stats stops_described");
+	ASSERT_EQ(described, described0 + 1, "released by the description");
+	expect_task_refs(refs0, "after the stop");
+}
+
+/*
  * A run's table is capped (its area is part of the run's stack): a run
  * holding more than fits is incomplete, so its table cannot be released.
  * The verifier's description of the call it stops at names all twenty
@@ -381,21 +398,14 @@ void test_harm_table_cap(void)
 {
 	struct harm_bpf *skel = harm_load("harm_many_refs");
 	static struct rtg_held h;
-	uint64_t refs0 = 0, described0 = 0, described = 0;
 
 	if (!skel)
 		return;
 	if (ASSERT_OK(held_find(prog_id_of(skel->progs.harm_many_refs), &h), "in held"))
 		ASSERT_EQ(h.slots, 19u, "slots of a 512-byte run area");
-	ASSERT_OK(testmod_task_usage(getpid(), &refs0), "task references");
-	ASSERT_OK(stat_read("stops_described", &described0), "stats stops_described");
-	ASSERT_EQ(run_prog(skel->progs.harm_many_refs), -ETIMEDOUT, "harm_many_refs's return");
-	expect_stopped(skel->progs.harm_many_refs, "released and unwound");
-	ASSERT_OK(stat_read("stops_described", &described), "stats stops_described");
-	ASSERT_EQ(described, described0 + 1, "released by the description");
+	many_refs_stopped(skel);
 	if (ASSERT_OK(held_find(prog_id_of(skel->progs.harm_many_refs), &h), "in held"))
 		ASSERT_EQ(h.incomplete, 1L, "incomplete runs");
-	expect_task_refs(refs0, "after the stop");
 	harm_bpf__destroy(skel);
 }
 
@@ -410,7 +420,6 @@ void test_harm_table_cap_described(void)
 {
 	struct harm_bpf *skel = harm_load("harm_many_refs"), *full = NULL;
 	static struct rtg_held h;
-	uint64_t refs0 = 0, described0 = 0, described = 0;
 
 	if (!skel)
 		return;
@@ -419,13 +428,7 @@ void test_harm_table_cap_described(void)
 		ASSERT_EQ(h.bare, 1, "bare");
 		ASSERT_EQ(h.slots, 4u, "slots of a bare described run area");
 	}
-	ASSERT_OK(testmod_task_usage(getpid(), &refs0), "task references");
-	ASSERT_OK(stat_read("stops_described", &described0), "stats stops_described");
-	ASSERT_EQ(run_prog(skel->progs.harm_many_refs), -ETIMEDOUT, "harm_many_refs's return");
-	expect_stopped(skel->progs.harm_many_refs, "released and unwound");
-	ASSERT_OK(stat_read("stops_described", &described), "stats stops_described");
-	ASSERT_EQ(described, described0 + 1, "released by the description");
-	expect_task_refs(refs0, "after the stop");
+	many_refs_stopped(skel);
 	if (ASSERT_OK(trace_event_enable("bpf_rtguard/rtg_release", true), "rtg_release on"))
 		full = harm_load("harm_many_refs");
 	trace_event_enable("bpf_rtguard/rtg_release", false);
