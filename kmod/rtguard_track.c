@@ -609,21 +609,22 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 	    (site->tprog->partly && !rtg_track_records(site, &facts))) {
 		hook->table_op = BPF_CALL_HOOK_TABLE_NONE;
 		hook->plain_when_clear = true;
-	}
-	/*
-	 * A bare program's calls record nothing its table does not need
-	 * (no post hook), and a call that only gives back is no place to
-	 * stop either: the call that took what it gives back was one, and
-	 * a run makes no more such calls in a row than it holds resources.
-	 */
-	if (site->tprog->bare_calls && !(site->flags & RTG_SITE_TRACE) &&
-	    (site->tprog->described || !rtg_track_records(site, &facts))) {
-		hook->post = NULL;
-		hook->save_reg = 0;
-		if (rtg_roles[site->role].consumes && !rtg_roles[site->role].holds) {
-			hook->pre = NULL;
-			hook->pre_flag = NULL;
-			hook->plain_when_clear = false;
+		/*
+		 * A bare program's calls record nothing its table does not
+		 * need (no post hook), and a call that only gives back is no
+		 * place to stop either: the call that took what it gives back
+		 * was one, and a run makes no more such calls in a row than
+		 * it holds resources.
+		 */
+		if (site->tprog->bare_calls && !(site->flags & RTG_SITE_TRACE)) {
+			hook->post = NULL;
+			hook->save_reg = 0;
+			if (rtg_roles[site->role].consumes &&
+			    !rtg_roles[site->role].holds) {
+				hook->pre = NULL;
+				hook->pre_flag = NULL;
+				hook->plain_when_clear = false;
+			}
 		}
 	}
 	if (!hook->post && (site->flags & RTG_SITE_TRACE))
