@@ -436,9 +436,15 @@ static u64 rtg_run_stopped(struct rtg_run *run, u64 ret)
 	atomic_long_inc(&tp->stops);
 	atomic_long_add(released, &tp->stop_released);
 	trace_rtg_stop(tp->main, run->stop, us, released, run->how);
-	pr_warn_ratelimited("stopped prog %u %s after %llu us (%s): %s, %u released\n",
-			    tp->main->id, tp->main->name, us, rtg_stop_reason_name(run->stop),
-			    rtg_hows[run->how], released);
+	/* a bare run left its loop through releases that have no hook */
+	if (run->how == RTG_HOW_LOOP && tp->bare_calls)
+		pr_warn_ratelimited("stopped prog %u %s after %llu us (%s): %s, its releases not counted\n",
+				    tp->main->id, tp->main->name, us,
+				    rtg_stop_reason_name(run->stop), rtg_hows[run->how]);
+	else
+		pr_warn_ratelimited("stopped prog %u %s after %llu us (%s): %s, %u released\n",
+				    tp->main->id, tp->main->name, us,
+				    rtg_stop_reason_name(run->stop), rtg_hows[run->how], released);
 	return tp->stop_ret;
 }
 

@@ -278,6 +278,21 @@ const char *dmesg_last_line(const char *text)
 	return line;
 }
 
+const char *stop_line(const struct bpf_program *prog)
+{
+	static char none[128];
+	const char *name = bpf_program__name(prog), *line;
+	char needle[128];
+
+	snprintf(needle, sizeof(needle), "bpf_rtguard: stopped prog %u %s after",
+		 prog_id_of(prog), name);
+	line = dmesg_last_line(needle);
+	if (line)
+		return line;
+	snprintf(none, sizeof(none), "(no stop of %s in dmesg)", name);
+	return none;
+}
+
 int dmesg_count(const char *text)
 {
 	const char *p = dmesg_read();

@@ -65,6 +65,11 @@ bool dmesg_has(const char *text);
 /* The last line of dmesg with text in it (a static buffer), or NULL. */
 const char *dmesg_last_line(const char *text);
 int dmesg_count(const char *text);
+/*
+ * The module's last "stopped prog" line for prog (a static buffer), or
+ * "(no stop of NAME in dmesg)".
+ */
+const char *stop_line(const struct bpf_program *prog);
 
 int ncpus(void);
 /* Pin the calling thread to one CPU. */

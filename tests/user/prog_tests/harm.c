@@ -310,7 +310,8 @@ void test_harm_kptr_xchg_fast(void)
 	ASSERT_OK(testmod_task_usage(getpid(), &refs0), "task references");
 	for (i = 0; i < 5; i++)
 		ASSERT_EQ(run_prog(skel->progs.harm_xchg), -ETIMEDOUT, "run %d's return", i);
-	ASSERT_TRUE(dmesg_has("fast-executed, released by the program"), "fast-executed");
+	ASSERT_HAS_STR(stop_line(skel->progs.harm_xchg), "fast-executed, released by the program",
+		       "how the last stop ended");
 	harm_bpf__destroy(skel);
 	expect_task_refs(refs0, "after five fast-executed stops");
 }

@@ -97,8 +97,8 @@ void test_stops_fast_execute(void)
 	if (test__start_subtest("refcount_acquire")) {
 		ret = run_prog(skel->progs.stop_refcount);
 		ASSERT_EQ(ret, -ETIMEDOUT, "stop_refcount's return");
-		ASSERT_TRUE(dmesg_has("fast-executed, released by the program"),
-			    "fast-executed in dmesg");
+		ASSERT_HAS_STR(stop_line(skel->progs.stop_refcount),
+			       "fast-executed, released by the program", "how the stop ended");
 		stop_counts(skel->progs.stop_refcount, 1, 0);
 	}
 	stops_bpf__destroy(skel);
@@ -283,7 +283,10 @@ void test_stops_ringbuf(void)
 	expect_discarded(skel, skel->progs.stop_rb_dynptr);
 	ASSERT_EQ(dmesg_count(" stop_rb_submit after "), 1, "stop_rb_submit's stop in dmesg");
 	ASSERT_EQ(dmesg_count(" stop_rb_dynptr after "), 1, "stop_rb_dynptr's stop in dmesg");
-	ASSERT_TRUE(dmesg_has("released and unwound"), "unwound in dmesg");
+	ASSERT_HAS_STR(stop_line(skel->progs.stop_rb_submit), "released and unwound",
+		       "how the stop of stop_rb_submit ended");
+	ASSERT_HAS_STR(stop_line(skel->progs.stop_rb_dynptr), "released and unwound",
+		       "how the stop of stop_rb_dynptr ended");
 	stops_bpf__destroy(skel);
 }
 
@@ -354,8 +357,8 @@ void test_stops_graph(void)
 		skel->bss->graph_outer = 1000000;
 		ASSERT_EQ(run_prog(skel->progs.stop_graph), -ETIMEDOUT, "stopped run's return");
 		/* bpf_obj_drop() needs the meta: the program drops it itself */
-		ASSERT_TRUE(dmesg_has("fast-executed, released by the program"),
-			    "fast-executed in dmesg");
+		ASSERT_HAS_STR(stop_line(skel->progs.stop_graph),
+			       "fast-executed, released by the program", "how the stop ended");
 		stop_counts(skel->progs.stop_graph, 1, 0);
 	}
 	stops_bpf__destroy(skel);
