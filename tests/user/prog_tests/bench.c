@@ -176,21 +176,54 @@ static double time_tc_once(int fd)
 
 /*
  * Medians of two programs timed in alternating rounds, so that drift of
- * the emulated machine hits both alike.
+ * the emulated machine hits both alike, and (@diff, if not NULL) the
+ * median of the differences of the rounds timed back to back, which a
+ * round that a tick or a wakeup of the other vCPU fell in moves less.
  */
-static void time_tc_pair(int fd0, int fd1, double *ns0, double *ns1)
+static void time_tc_pair(int fd0, int fd1, double *ns0, double *ns1, double *diff)
 {
-	double t0[BENCH_ROUNDS], t1[BENCH_ROUNDS];
+	double t0[BENCH_ROUNDS], t1[BENCH_ROUNDS], d[BENCH_ROUNDS];
 	int i;
 
 	for (i = 0; i < BENCH_ROUNDS; i++) {
 		t0[i] = time_tc_once(fd0);
 		t1[i] = time_tc_once(fd1);
+		d[i] = t1[i] - t0[i];
 	}
 	qsort(t0, BENCH_ROUNDS, sizeof(t0[0]), cmp_double);
 	qsort(t1, BENCH_ROUNDS, sizeof(t1[0]), cmp_double);
+	qsort(d, BENCH_ROUNDS, sizeof(d[0]), cmp_double);
 	*ns0 = t0[BENCH_ROUNDS / 2];
 	*ns1 = t1[BENCH_ROUNDS / 2];
+	if (diff)
+		*diff = d[BENCH_ROUNDS / 2];
+}
+
+#define DIFF_ROUNDS	51
+
+/*
+ * What program fd1 adds per run over fd0: the median and quartiles of the
+ * differences of DIFF_ROUNDS rounds timed back to back, so that a tick or
+ * a wakeup of the other vCPU, which icount charges to the round it falls
+ * in, hits one difference and not the median; -1 on error.
+ */
+static int time_tc_diff(int fd0, int fd1, double *med, double *q1, double *q3)
+{
+	double d[DIFF_ROUNDS];
+	int i;
+
+	for (i = 0; i < DIFF_ROUNDS; i++) {
+		double t0 = time_tc_once(fd0), t1 = time_tc_once(fd1);
+
+		if (t0 < 0 || t1 < 0)
+			return -1;
+		d[i] = t1 - t0;
+	}
+	qsort(d, DIFF_ROUNDS, sizeof(d[0]), cmp_double);
+	*q1 = d[DIFF_ROUNDS / 4];
+	*q3 = d[DIFF_ROUNDS * 3 / 4];
+	*med = d[DIFF_ROUNDS / 2];
+	return 0;
 }
 
 struct all_cpus {
@@ -263,7 +296,8 @@ static double time_tc_all_cpus(int fd)
  * by the verifier (1: no run-time table), and tracked with a run-time
  * table (2: describe=0).
  */
-static bool time_track_progs(double ns[3][TRACK_PROGS], double all[3])
+static bool time_track_progs(double ns[3][TRACK_PROGS], double d[3][TRACK_PROGS],
+			     double all[3])
 {
 	static const char *const track[3] = { "0", "1", "1" };
 	static const char *const describe[3] = { "1", "1", "0" };
@@ -288,8 +322,9 @@ static bool time_track_progs(double ns[3][TRACK_PROGS], double all[3])
 			p = bpf_object__find_program_by_name(skel[t]->obj, track_progs[i]);
 			fd[t] = p ? bpf_program__fd(p) : -1;
 		}
-		time_tc_pair(fd[0], fd[1], &ns[0][i], &ns[1][i]);
-		time_tc_pair(fd[0], fd[2], &ns[0][i], &ns[2][i]);
+		d[0][i] = 0;
+		time_tc_pair(fd[0], fd[1], &ns[0][i], &ns[1][i], &d[1][i]);
+		time_tc_pair(fd[0], fd[2], &ns[0][i], &ns[2][i], &d[2][i]);
 		for (t = 0; t < 3; t++)
 			ASSERT_GT(ns[t][i], 0, "%s (%d), ns", track_progs[i], t);
 	}
@@ -308,20 +343,24 @@ out:
 	return ok;
 }
 
-/* a table's row: what a pair adds for tracked variant t over untracked */
-static void print_track_row(double ns[3][TRACK_PROGS], int t, int i, double atomic)
+/*
+ * a table's row: what a pair adds for tracked variant t over untracked,
+ * from the medians of the differences of rounds timed back to back
+ */
+static void print_track_row(double ns[3][TRACK_PROGS], double d[3][TRACK_PROGS], int t, int i,
+			    double atomic)
 {
 	/* the held references are tracked pairs too, as is the differing call's */
 	static const int pairs[TRACK_PARTLY + 1] = { 10, 10, 11, 18, 66,
 		[TRACK_PARTLY] = 11 };
 	static const int x2[TRACK_PARTLY + 1] = { TRACK_X2, -1, TRACK_X2 + 1, TRACK_X2 + 2,
 		TRACK_X2 + 3, [TRACK_PARTLY] = TRACK_PARTLY + 1 };
-	double all = (ns[t][i] - ns[0][i]) / pairs[i];
+	double all = d[t][i] / pairs[i];
 	double pair = all;
 
 	/* ten more pairs, the same held: what they add is theirs alone */
 	if (x2[i] > 0)
-		pair = ((ns[t][x2[i]] - ns[0][x2[i]]) - (ns[t][i] - ns[0][i])) / PAIRS_PER_RUN;
+		pair = (d[t][x2[i]] - d[t][i]) / PAIRS_PER_RUN;
 	printf("  %-26s %10.0f %10.0f %14.1f %14.1f %12.2f\n", track_progs[i],
 	       ns[0][i], ns[t][i], pair, all, pair / atomic);
 }
@@ -332,22 +371,23 @@ void bench_track(void)
 	static const char *const what[3] = { NULL,
 		"described by the verifier (no run-time table; target: within 2 of untracked)",
 		"with a run-time table (describe=0; target: at most 33)" };
-	double ns[3][TRACK_PROGS], all[3], atomic;
+	double ns[3][TRACK_PROGS], d[3][TRACK_PROGS], all[3], atomic;
 	int i, t;
 
-	if (!time_track_progs(ns, all))
+	if (!time_track_progs(ns, d, all))
 		return;
 	atomic = (ns[0][5] - ns[0][6]) / 10;
 	printf("bench: tracking, 10 (and 20) acquire+release pairs per run (tc test runs), %d runs x %d rounds,\n"
-	       "       untracked and tracked timed in alternating rounds, median\n",
+	       "       untracked and tracked timed in alternating rounds: medians, and added from the median of\n"
+	       "       the differences of rounds timed back to back\n",
 	       BENCH_RUNS, BENCH_ROUNDS);
 	for (t = 1; t < 3; t++) {
 		printf(" tracked, %s:\n", what[t]);
 		printf("  %-26s %10s %10s %14s %14s %12s\n", "program", "untracked", "tracked",
 		       "pair added", "all averaged", "x atomic add");
 		for (i = 0; i < 5; i++)
-			print_track_row(ns, t, i, atomic);
-		print_track_row(ns, t, TRACK_PARTLY, atomic);
+			print_track_row(ns, d, t, i, atomic);
+		print_track_row(ns, d, t, TRACK_PARTLY, atomic);
 		printf("  %-26s %10.0f %10.0f %14.1f %14s %12.2f\n", "pairs_task, all CPUs at once",
 		       all[0], all[t], (all[t] - all[0]) / PAIRS_PER_RUN, "",
 		       (all[t] - all[0]) / PAIRS_PER_RUN / atomic);
@@ -478,21 +518,24 @@ void bench_watchdog(void)
 	guarded = bench_calls_load("1", "60000");	/* armed, never firing */
 	if (ASSERT_OK_PTR(plain, "load untracked") & ASSERT_OK_PTR(tracked, "load tracked") &
 	    ASSERT_OK_PTR(guarded, "load tracked")) {
-		double one0, one1, trk;
+		double one0, one1, trk, diff = -1, q1 = -1, q3 = -1;
 
 		/* loading guarded set watchdog_ms: arm it only where asked */
 		param_write("watchdog_ms", "0");
 		printf("bench: watchdog, 10 kfunc calls per run (tc test runs), %d runs x %d rounds, median\n",
 		       BENCH_RUNS, BENCH_ROUNDS);
 		time_tc_pair(bpf_program__fd(plain->progs.bench_one_call),
-			     bpf_program__fd(tracked->progs.bench_one_call), &one0, &one1);
-		printf("  run entry+exit of a tracked program (one call per run): %.0f ns (%.0f vs %.0f per run; target at most 8)\n",
-		       one1 - one0, one0, one1);
+			     bpf_program__fd(tracked->progs.bench_one_call), &one0, &one1, NULL);
+		ASSERT_OK(time_tc_diff(bpf_program__fd(plain->progs.bench_one_call),
+				       bpf_program__fd(tracked->progs.bench_one_call),
+				       &diff, &q1, &q3), "entry+exit timed");
+		printf("  run entry+exit of a tracked program (one call per run): %.0f ns, quartiles %.0f to %.0f, of %d back-to-back rounds (%.0f vs %.0f per run, medians; target at most 8)\n",
+		       diff, q1, q3, DIFF_ROUNDS, one0, one1);
 		time_tc_pair(bpf_program__fd(plain->progs.bench_calls),
-			     bpf_program__fd(tracked->progs.bench_calls), &base, &trk);
+			     bpf_program__fd(tracked->progs.bench_calls), &base, &trk, NULL);
 		param_write("watchdog_ms", "60000");
 		time_tc_pair(bpf_program__fd(plain->progs.bench_calls),
-			     bpf_program__fd(guarded->progs.bench_calls), &base, &armed);
+			     bpf_program__fd(guarded->progs.bench_calls), &base, &armed, NULL);
 		param_write("watchdog_ms", "0");
 		printf("  untracked %.0f ns/run, tracked %.0f, tracked with watchdog_ms armed %.0f: armed adds %.1f ns per call over tracked (target at most 5)\n",
 		       base, trk, armed, (armed - trk) / 10);
