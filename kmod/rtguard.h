@@ -230,10 +230,32 @@ struct rtg_held {
 	};
 };
 
+/* Whether @site calls bpf_spin_lock(), whose table entry is the lock. */
+static inline bool rtg_site_is_spin_lock(const struct rtg_site *site)
+{
+	return !(site->flags & RTG_SITE_KFUNC) && site->func_id == BPF_FUNC_spin_lock;
+}
+
 static inline bool rtg_held_is_clone(const struct rtg_held *h)
 {
 	return h->site->role == RTG_ROLE_DYNPTR_CLONE;
 }
+
+/**
+ * enum rtg_sample_flags - a sampled run's samples (&rtg_run.sample)
+ * @RTG_SAMPLE_ASKED: the watchdog timer asked for a sample: the run's
+ *	next hooked call refreshes its table from the call's description
+ *	(rtg_run_sample()); counted in rtg_slow
+ * @RTG_SAMPLE_WATCH: the table holds what a hold limit judges: each of
+ *	the run's acquiring calls restarts the holds its table has from
+ *	that call (rtg_run_acquiring()), for a sample cannot tell a
+ *	resource from the same one taken again there; counted in
+ *	rtg_slow_acquire alone
+ */
+enum rtg_sample_flags {
+	RTG_SAMPLE_ASKED = BIT(0),
+	RTG_SAMPLE_WATCH = BIT(1),
+};
 
 /**
  * struct rtg_run - one run of a tracked program, in the run's own frame
@@ -248,9 +270,8 @@ static inline bool rtg_held_is_clone(const struct rtg_held *h)
  * @incomplete: something the run acquired was not recorded: a stop never
  *	releases from its table (it unwinds by the call's description, or
  *	fast-executes)
- * @sample: set by the watchdog timer for a run of a described program
- *	(&rtg_prog.described) while hold_limit_us is set: its next hooked
- *	call refreshes @held from the call's description
+ * @sample: &enum rtg_sample_flags, for a run of a described or partly
+ *	described program (rtg_prog_sampled()) while hold_limit_us is set
  * @unmatched: releases that matched nothing held (at most U8_MAX)
  * @adopted: for a run of a lazy program (rtg_prog_lazy(), which is
  *	described: its releases never count as @unmatched), set once the

@@ -313,7 +313,8 @@ static int rtg_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "watchdog_ticks: %llu\nwatchdog_tick_ns: %llu\nwatchdog_wakeups: %llu\n",
 		   st.ticks, st.tick_ns, st.wakeups);
 	seq_printf(m, "watchdog_idle_wakeups: %llu\n", st.idle_wakeups);
-	seq_printf(m, "slow_calls: %u\ntsc_khz: %u\n", rtg_slow_sum(), tsc_khz);
+	seq_printf(m, "slow_calls: %u\nslow_acquire_calls: %u\ntsc_khz: %u\n", rtg_slow_sum(),
+		   rtg_slow_acquire_sum(), tsc_khz);
 	rtg_held_stats(m);
 	return 0;
 }

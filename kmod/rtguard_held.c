@@ -331,12 +331,6 @@ static bool rtg_held_differs_refs_only(const struct bpf_held_desc *d)
 	return d && d->flags == BPF_HELD_DIFFERS && !d->global;
 }
 
-/* Whether @site calls bpf_spin_lock(), whose table entry is the lock. */
-static bool rtg_site_is_spin_lock(const struct rtg_site *site)
-{
-	return !(site->flags & RTG_SITE_KFUNC) && site->func_id == BPF_FUNC_spin_lock;
-}
-
 /*
  * The spin lock @d names (read through @site's frame, as @args and @regs
  * give it) in *@lock, or 0 when it names none.

@@ -421,7 +421,7 @@ static u64 rtg_run_stopped(struct rtg_run *run, u64 ret)
 	u32 released;
 
 	/* the run was marked on this CPU, and never left it */
-	this_cpu_dec(rtg_slow);
+	rtg_slow_add(-1);
 	if (run->how == RTG_HOW_NONE)
 		return ret;
 	released = run->fast_releases;
@@ -478,8 +478,10 @@ u64 rtg_run_exit(u64 ret, struct bpf_call_hook_run *hook_run)
 	}
 
 	/* a sample the watchdog asked for, and no call came to take */
-	if (unlikely(run->sample))
-		this_cpu_dec(rtg_slow);
+	if (unlikely(run->sample & RTG_SAMPLE_ASKED))
+		rtg_slow_add(-1);
+	if (unlikely(run->sample & RTG_SAMPLE_WATCH))
+		this_cpu_dec(rtg_slow_acquire);
 	if (unlikely(run->stop))
 		ret = rtg_run_stopped(run, ret);
 	if (tp->trace_runs)
@@ -800,7 +802,7 @@ void rtg_run_mark(struct rtg_run *run, u8 reason)
 	/* the scratch word is the stop's from now on */
 	run->fast_releases = 0;
 	WRITE_ONCE(run->stop, reason);
-	this_cpu_inc(rtg_slow);
+	rtg_slow_add(1);
 	rtg_run_end_loops(run);
 }
 
@@ -876,6 +878,16 @@ u32 rtg_run_charge(struct rtg_run *run, const struct rtg_tick *tick)
 	return run->charged_us;
 }
 
+/*
+ * Whether a hold limit judges @h: iterators are loop state, which
+ * watchdog_ms bounds, and a dynptr clone's group is judged by its first
+ * dynptr.
+ */
+static bool rtg_held_judged(const struct rtg_held *h)
+{
+	return h->obj && !rtg_held_is_clone(h) && !(h->site->flags & RTG_SITE_ITER);
+}
+
 /**
  * rtg_run_longest_hold() - how long a run has held the oldest thing it holds
  * @run: the run, interrupted on its CPU by the watchdog timer, just
@@ -903,11 +915,22 @@ u32 rtg_run_longest_hold(struct rtg_run *run)
 		if (!h->obj || rtg_held_is_clone(h))
 			continue;
 		if (!h->seen)
-			h->seen = now;
-		else if (!(h->site->flags & RTG_SITE_ITER))
+			WRITE_ONCE(h->seen, now);
+		else if (rtg_held_judged(h))
 			oldest = min(oldest, h->seen);
 	}
 	return now - oldest;
+}
+
+/* Whether @run's table holds anything a hold limit judges. */
+static bool rtg_run_judged(const struct rtg_run *run)
+{
+	u32 j;
+
+	for (j = 0; j < run->count; j++)
+		if (rtg_held_judged(&run->held[j]))
+			return true;
+	return false;
 }
 
 /**
@@ -920,10 +943,33 @@ u32 rtg_run_longest_hold(struct rtg_run *run)
  */
 void rtg_run_ask_sample(struct rtg_run *run)
 {
-	if (run->sample)
+	if (run->sample & RTG_SAMPLE_ASKED)
 		return;
-	WRITE_ONCE(run->sample, 1);
-	this_cpu_inc(rtg_slow);
+	WRITE_ONCE(run->sample, run->sample | RTG_SAMPLE_ASKED);
+	rtg_slow_add(1);
+}
+
+/**
+ * rtg_run_acquiring() - a watched run is about to acquire at @site
+ * @run: the current run, its sample flags RTG_SAMPLE_WATCH
+ * @site: an acquiring call of its program (one with a &rtg_site.stop_slot)
+ *
+ * A later sample that sees an object acquired at @site cannot tell it
+ * from one given back since, with no hook, and taken again here: its
+ * hold counts from the first tick after this call. A hold is then judged
+ * shorter than it is when the program takes one object twice at one
+ * call and keeps both, never longer.
+ */
+void rtg_run_acquiring(struct rtg_run *run, const struct rtg_site *site)
+{
+	u32 j;
+
+	/* the lock's entries name the first bpf_spin_lock() call */
+	if (rtg_site_is_spin_lock(site))
+		site = READ_ONCE(site->tprog->lock_site);
+	for (j = 0; j < run->count; j++)
+		if (run->held[j].site == site)
+			WRITE_ONCE(run->held[j].seen, 0);
 }
 
 /**
@@ -977,7 +1023,7 @@ void rtg_run_sample(struct rtg_run *run, const struct rtg_site *site,
 		    const u64 *args, const struct rtg_callee_regs *regs)
 {
 	struct rtg_held_res res[RTG_DESCRIBED_MAX];
-	u8 sections[RTG_NR_SECTIONS];
+	u8 sections[RTG_NR_SECTIONS], watch;
 	u64 seen[RTG_DESCRIBED_MAX];
 	unsigned long flags;
 	int n, i, j;
@@ -1006,7 +1052,11 @@ void rtg_run_sample(struct rtg_run *run, const struct rtg_site *site,
 	} else if (!rtg_run_prog(run)->partly) {
 		run->count = 0;
 	}
-	run->sample = 0;
+	watch = rtg_run_judged(run) ? RTG_SAMPLE_WATCH : 0;
+	if (watch != (run->sample & RTG_SAMPLE_WATCH))
+		this_cpu_add(rtg_slow_acquire, watch ? 1 : -1);
+	run->sample = watch;
 	local_irq_restore(flags);
-	this_cpu_dec(rtg_slow);
+	/* asked by the watchdog: the only way here */
+	rtg_slow_add(-1);
 }

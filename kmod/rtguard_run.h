@@ -55,6 +55,7 @@ void rtg_run_end_loops(struct rtg_run *run);
 u32 rtg_run_charge(struct rtg_run *run, const struct rtg_tick *tick);
 u32 rtg_run_longest_hold(struct rtg_run *run);
 void rtg_run_ask_sample(struct rtg_run *run);
+void rtg_run_acquiring(struct rtg_run *run, const struct rtg_site *site);
 void rtg_run_stop_stats(u64 *described, u64 *from_table);
 
 /**

@@ -11,12 +11,13 @@
 #include "rtguard_slow.h"
 
 DEFINE_PER_CPU(u32, rtg_slow);
+DEFINE_PER_CPU(u32, rtg_slow_acquire);
 /* serialises rtg_slow_all(), which writes every CPU's word */
 static DEFINE_MUTEX(rtg_slow_lock);
 
 static void rtg_slow_add_here(void *delta)
 {
-	this_cpu_add(rtg_slow, (long)delta);
+	rtg_slow_add((long)delta);
 }
 
 /**
@@ -37,19 +38,31 @@ void rtg_slow_all(int delta)
 	cpus_read_lock();
 	on_each_cpu(rtg_slow_add_here, (void *)(long)delta, 1);
 	for_each_possible_cpu(cpu)
-		if (!cpu_online(cpu))
+		if (!cpu_online(cpu)) {
 			per_cpu(rtg_slow, cpu) += delta;
+			per_cpu(rtg_slow_acquire, cpu) += delta;
+		}
 	cpus_read_unlock();
 	mutex_unlock(&rtg_slow_lock);
 }
 
-/* The sum of the CPUs' words, for debugfs. */
-u32 rtg_slow_sum(void)
+static u32 rtg_words_sum(u32 __percpu *word)
 {
 	u32 sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu(rtg_slow, cpu));
+		sum += READ_ONCE(*per_cpu_ptr(word, cpu));
 	return sum;
+}
+
+/* The sums of the CPUs' words, for debugfs. */
+u32 rtg_slow_sum(void)
+{
+	return rtg_words_sum(&rtg_slow);
+}
+
+u32 rtg_slow_acquire_sum(void)
+{
+	return rtg_words_sum(&rtg_slow_acquire);
 }

@@ -90,8 +90,12 @@ long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site
 		/* a bare program's table is not the truth, not even while checking */
 		if (unlikely(READ_ONCE(rtg_check_held)) && !site->tprog->bare_calls)
 			rtg_held_check(run, site, args, &regs);
-		if (unlikely(READ_ONCE(run->sample)))
-			rtg_run_sample(run, site, args, &regs);
+		if (unlikely(READ_ONCE(run->sample))) {
+			if (run->sample & RTG_SAMPLE_ASKED)
+				rtg_run_sample(run, site, args, &regs);
+			if ((run->sample & RTG_SAMPLE_WATCH) && site->stop_slot)
+				rtg_run_acquiring(run, site);
+		}
 		if (unlikely(READ_ONCE(run->stop)) &&
 		    rtg_run_stop(run, site, args, &regs) < 0)
 			return -1;
@@ -609,6 +613,9 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 	    (site->tprog->partly && !rtg_track_records(site, &facts))) {
 		hook->table_op = BPF_CALL_HOOK_TABLE_NONE;
 		hook->plain_when_clear = true;
+		/* a sampled run watches its acquisitions (rtg_run_acquiring()) */
+		if (site->stop_slot && hook->pre_flag)
+			hook->pre_flag = &rtg_slow_acquire;
 		/*
 		 * A bare program's calls record nothing its table does not
 		 * need (no post hook), and a call that only gives back is no

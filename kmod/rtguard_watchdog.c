@@ -145,7 +145,7 @@ static void rtg_watchdog_check(u32 runtime, u32 hold, const struct rtg_tick *tic
 		 * what that table holds, which would then seem held for ever
 		 */
 		if (hold && rtg_prog_sampled(rtg_run_prog(run))) {
-			stale = READ_ONCE(run->sample);
+			stale = READ_ONCE(run->sample) & RTG_SAMPLE_ASKED;
 			rtg_run_ask_sample(run);
 		}
 		if (hold && !stale && rtg_run_longest_hold(run) > hold)
@@ -172,10 +172,7 @@ static void rtg_watchdog_ask_adoption(bool ask)
 	if (ask == __this_cpu_read(rtg_watchdog_adopting))
 		return;
 	__this_cpu_write(rtg_watchdog_adopting, ask);
-	if (ask)
-		this_cpu_inc(rtg_slow);
-	else
-		this_cpu_dec(rtg_slow);
+	rtg_slow_add(ask ? 1 : -1);
 }
 
 /*

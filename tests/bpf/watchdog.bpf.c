@@ -405,6 +405,42 @@ int wd_released_quiet(void *ctx)
 	return 0;
 }
 
+int reheld_loops = 1;	/* times wd_reheld takes and gives back its task */
+int reheld_keep;	/* wd_reheld holds an object throughout */
+
+/*
+ * The same task taken and given back at the same call, over and over,
+ * each time held across a stretch of work and one more call (where a
+ * tick's sample is most likely taken): however long the run, no hold is
+ * longer than one turn of the loop, but for the object taken before the
+ * loop with reheld_keep.
+ */
+SEC("syscall")
+int wd_reheld(void *ctx)
+{
+	struct rtg_test_obj *obj = NULL;
+	int i, j;
+
+	if (reheld_keep) {
+		obj = rtg_test_obj_get(1);
+		if (!obj)
+			return 1;
+	}
+	bpf_for(i, 0, reheld_loops) {
+		struct task_struct *t = bpf_task_from_pid(target_pid);
+
+		if (!t)
+			break;
+		for (j = 0; j < 10; j++)
+			no_call_work();
+		sum += bpf_get_prandom_u32();
+		bpf_task_release(t);
+	}
+	if (obj)
+		rtg_test_obj_put(obj);
+	return 0;
+}
+
 /* The same holding a task: the stop lands on its release after the loop. */
 SEC("syscall")
 int wd_goto_held(void *ctx)

@@ -659,6 +659,53 @@ out:
 	watchdog_bpf__destroy(skel);
 }
 
+/*
+ * A described run that takes the same task at the same call over and
+ * over, and holds it across one more call each time, is never stopped for
+ * a hold: each of its holds is short, though every sample sees the task,
+ * an equal object acquired at an equal place (it was stopped after 35
+ * ms). The same run holding an object from before its loop is stopped
+ * for that hold, and gives back both.
+ */
+WITH_MODULE(test_watchdog_hold_reheld,
+	    "track=1 check_held=0 describe=1 hold_limit_us=20000");
+void test_watchdog_hold_reheld(void)
+{
+	struct watchdog_bpf *skel = wd_load();
+	uint64_t usage0 = 0, usage1 = 1;
+	struct bpf_program *prog;
+	static struct rtg_held h;
+	double ms = 0;
+	int ret = 0;
+
+	if (!skel)
+		return;
+	prog = skel->progs.wd_reheld;
+	if (ASSERT_OK(held_find(prog_id_of(prog), &h), "in held"))
+		ASSERT_EQ(h.described, 1, "described");
+	ASSERT_OK(testmod_task_usage(getpid(), &usage0), "task usage");
+	/* runs of 200 ms and more: ten times the hold limit */
+	while (!ret && ms < 200 && skel->data->reheld_loops < (1 << 24)) {
+		skel->data->reheld_loops *= 2;
+		ret = run_prog_timed(prog, &ms);
+	}
+	printf("  wd_reheld: %d turns, returned %d after %.0f ms\n",
+	       skel->data->reheld_loops, ret, ms);
+	ASSERT_EQ(ret, 0, "not stopped for holding");
+	ASSERT_GE(ms, 200, "ms: the run outlasts the hold limit");
+	if (ASSERT_OK(held_find(prog_id_of(prog), &h), "in held"))
+		ASSERT_EQ(h.stops, 0, "stops");
+	ASSERT_OK(testmod_task_usage(getpid(), &usage1), "task usage");
+	ASSERT_EQ(usage1, usage0, "task references");
+	if (test__start_subtest("kept")) {
+		skel->bss->reheld_keep = 1;
+		expect_stop(prog, 20, -ETIMEDOUT, 3, "(hold_limit_us): released and unwound");
+	}
+	ASSERT_EQ(wd_stat("slow_calls"), 0, "CPUs whose calls stay slow");
+	ASSERT_EQ(wd_stat("slow_acquire_calls"), 0, "CPUs whose acquiring calls stay slow");
+	watchdog_bpf__destroy(skel);
+}
+
 static uint64_t wd_wakeups(void)
 {
 	return wd_stat("watchdog_wakeups");
@@ -1042,6 +1089,7 @@ void test_watchdog_lazy_stress(void)
 	if (ASSERT_OK(held_find(prog_id_of(skel->progs.wd_loop), &h), "wd_loop in held"))
 		ASSERT_EQ(h.lazy_runs, 0, "lazy runs in flight, not adopted");
 	ASSERT_EQ(wd_stat("slow_calls"), 0, "CPUs whose calls stay slow");
+	ASSERT_EQ(wd_stat("slow_acquire_calls"), 0, "CPUs whose acquiring calls stay slow");
 	ASSERT_OK(testmod_live(&live1), "live objects");
 	ASSERT_EQ(live1, live0, "live objects after the stress");
 	ASSERT_OK(testmod_task_usage(getpid(), &usage1), "task usage");
