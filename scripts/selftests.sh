@@ -288,6 +288,14 @@ for m in "${modes[@]}"; do
 				result "$m-held-clean" 1
 			fi
 		fi
+		# no run left watching its acquisitions: the word the acquiring
+		# calls test is the others' (check_held and the events add to both)
+		s=$(sed -nE "s/^rtg-st: mode $m stats: slow_calls: ([0-9]+)/\1/p" "$l")
+		a=$(sed -nE "s/^rtg-st: mode $m stats: slow_acquire_calls: ([0-9]+)/\1/p" "$l")
+		if [ -n "$s" ] && [ -n "$a" ]; then
+			result "$m-slow-words" "$([ "$s" = "$a" ] && echo 1 || echo 0)" \
+				"slow_calls $s, slow_acquire_calls $a"
+		fi
 		# check_held: the verifier's descriptions matched every table
 		d=$(sed -nE "s/^rtg-st: mode $m stats: held_differences: ([0-9]+)/\1/p" "$l")
 		if [ -n "$d" ]; then

@@ -505,6 +505,64 @@ static void bench_ticks(void)
 	       hundred.run_ms, ncpus(), hundred.run_wakeups, hundred.run_idle);
 }
 
+#define HOLD_TURNS	1000
+#define HOLD_ROUNDS	5
+
+/* ns of one run of a syscall program, from the call to its return; or -1. */
+static double time_run_once(const struct bpf_program *prog)
+{
+	double ms;
+
+	if (run_prog_timed(prog, &ms))
+		return -1;
+	return ms * 1e6;
+}
+
+/*
+ * What a hold limit costs a long described run that holds an object
+ * across its acquiring calls, which it then watches (rtg_run_acquiring()):
+ * wd_reheld keeping its object, with hold_limit_us off and set (never
+ * reached), per turn of its loop (one acquiring call, one other call).
+ */
+static void bench_hold_watch(void)
+{
+	double d[HOLD_ROUNDS], off = -1, on = -1;
+	struct watchdog_bpf *wd = NULL;
+	char check[8] = "0";
+	int i;
+
+	param_read("check_held", check, sizeof(check));
+	param_write("track", "1");
+	param_write("describe", "1");
+	param_write("check_held", "0");
+	wd = watchdog_bpf__open();
+	if (!ASSERT_OK_PTR(wd, "open watchdog"))
+		goto out;
+	wd->bss->target_pid = getpid();
+	wd->bss->reheld_keep = 1;
+	wd->data->reheld_loops = HOLD_TURNS;
+	if (!ASSERT_OK(watchdog_bpf__load(wd), "load watchdog"))
+		goto out;
+	for (i = 0; i < HOLD_ROUNDS; i++) {
+		param_write("hold_limit_us", "0");
+		off = time_run_once(wd->progs.wd_reheld);
+		param_write("hold_limit_us", "10000000");
+		on = time_run_once(wd->progs.wd_reheld);
+		d[i] = on - off;
+		if (!ASSERT_GT(off, 0, "run, hold_limit_us off") ||
+		    !ASSERT_GT(on, 0, "run, hold_limit_us set"))
+			goto out;
+	}
+	qsort(d, HOLD_ROUNDS, sizeof(d[0]), cmp_double);
+	printf("  a described run holding an object over %d turns of an acquiring call and another call (%.0f ns per turn): hold_limit_us set adds %.0f ns per turn (median of %d; watched acquisitions and the ticks' samples)\n",
+	       HOLD_TURNS, off / HOLD_TURNS, d[HOLD_ROUNDS / 2] / HOLD_TURNS, HOLD_ROUNDS);
+out:
+	param_write("hold_limit_us", "0");
+	param_write("check_held", check);
+	param_write("track", "0");
+	watchdog_bpf__destroy(wd);
+}
+
 WITH_MODULE(bench_watchdog, "");
 void bench_watchdog(void)
 {
@@ -544,6 +602,7 @@ void bench_watchdog(void)
 	bench_bpf__destroy(tracked);
 	bench_bpf__destroy(guarded);
 	bench_ticks();
+	bench_hold_watch();
 
 	/* stop latency: budget expiry to the caller getting control back */
 	param_write("watchdog_ms", "50");
