@@ -418,6 +418,7 @@ static u64 rtg_run_stopped(struct rtg_run *run, u64 ret)
 {
 	struct rtg_prog *tp = rtg_run_prog(run);
 	u64 us = rtg_run_age_ns(run, local_clock()) / NSEC_PER_USEC;
+	char count[32];
 	u32 released;
 
 	/* the run was marked on this CPU, and never left it */
@@ -438,13 +439,12 @@ static u64 rtg_run_stopped(struct rtg_run *run, u64 ret)
 	trace_rtg_stop(tp->main, run->stop, us, released, run->how);
 	/* a bare run left its loop through releases that have no hook */
 	if (run->how == RTG_HOW_LOOP && tp->bare_calls)
-		pr_warn_ratelimited("stopped prog %u %s after %llu us (%s): %s, its releases not counted\n",
-				    tp->main->id, tp->main->name, us,
-				    rtg_stop_reason_name(run->stop), rtg_hows[run->how]);
+		strscpy(count, "its releases not counted");
 	else
-		pr_warn_ratelimited("stopped prog %u %s after %llu us (%s): %s, %u released\n",
-				    tp->main->id, tp->main->name, us,
-				    rtg_stop_reason_name(run->stop), rtg_hows[run->how], released);
+		snprintf(count, sizeof(count), "%u released", released);
+	pr_warn_ratelimited("stopped prog %u %s after %llu us (%s): %s, %s\n",
+			    tp->main->id, tp->main->name, us, rtg_stop_reason_name(run->stop),
+			    rtg_hows[run->how], count);
 	return tp->stop_ret;
 }
 
