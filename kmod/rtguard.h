@@ -258,12 +258,7 @@ enum rtg_sample_flags {
 };
 
 /**
- * struct rtg_run - one run of a tracked program, in the run's own frame
- * @prev: the run this one interrupted or was called from, on this task
- * @image: the module's state for the program's main image
- * @start: rtg_clock() at entry; once @clock is set, the same instant in
- *	local_clock() ns
- * @nslots: entries in @held
+ * struct rtg_run - one run of a tracked program
  * @count: entries used in @held, the top; entries below it whose @obj is
  *	0 were given back
  * @stop: &enum rtg_stop_reason, set by the watchdog timer of this CPU
@@ -272,10 +267,9 @@ enum rtg_sample_flags {
  *	fast-executes)
  * @sample: &enum rtg_sample_flags, for a run of a described or partly
  *	described program (rtg_prog_sampled()) while hold_limit_us is set
- * @unmatched: releases that matched nothing held (at most U8_MAX)
- * @adopted: for a run of a lazy program (rtg_prog_lazy(), which is
- *	described: its releases never count as @unmatched), set once the
- *	run is made its task's current one (rtg_run_adopt())
+ * @unmatched: releases that matched nothing held (at most U8_MAX); a
+ *	lazy program's (rtg_prog_lazy(), which is described) never count
+ * @nslots: entries in @held
  * @how: &enum rtg_stop_how once the stop took effect
  * @sections: depth of each &enum rtg_section
  * @clock: 0 until the watchdog timer first charged the run, which turns
@@ -283,6 +277,10 @@ enum rtg_sample_flags {
  *	task's voluntary context switches at the run's last charge
  *	(rtg_run_charge(); a multiple of 128 sleeps between two charges goes
  *	unseen, and that time uncharged)
+ * @prev: the run this one interrupted or was called from, on this task
+ * @image: the module's state for the program's main image
+ * @start: rtg_clock() at entry; once @clock is set, the same instant in
+ *	local_clock() ns
  * @fast_releases: what a stopped run gave back, by the watchdog or by
  *	the program itself while fast-executing; set when the stop takes
  *	effect (the JIT does not clear it at entry), 0 from the mark on
@@ -299,30 +297,28 @@ enum rtg_sample_flags {
  * @unmatched are its exit flags (the run's exit calls rtg_run_exit()
  * while one of them or @count is set), @how to @clock its state,
  * @fast_releases (or @watched_us) and @charged_us its scratch word. The
- * JIT fills in everything above @fast_releases at the run's entry, and
+ * JIT fills in everything below @fast_releases at the run's entry, and
  * pushes acquisitions to and pops releases from @held in line.
  * current->bpf_hook_run points to the innermost run of the task. A lazy
- * run (rtg_prog_lazy()) has only the low half of its TSC at entry in
- * @count and its exit flags 0 until it is adopted (rtg_run_adopt()),
- * which fills in the rest and makes it its task's current run. Only the
+ * run (rtg_prog_lazy()) keeps only its area's first 8 bytes in its frame:
+ * the low half of its TSC at entry in @count and exit flags that stay 0
+ * until it is adopted (rtguard_lazy.c), which gives it a struct rtg_run
+ * of the module's own and makes that its task's current run. Only the
  * run itself and the watchdog timer of the CPU it runs on write to it.
  */
 struct rtg_run {
-	struct rtg_run *prev;
-	struct rtg_image *image;
-	u64 start;
-	u32 nslots;
 	u32 count;
 	u8 stop;
 	u8 incomplete;
 	u8 sample;
-	union {
-		u8 unmatched;
-		u8 adopted;
-	};
+	u8 unmatched;
+	u32 nslots;
 	u8 how;
 	u8 sections[RTG_NR_SECTIONS];
 	u8 clock;
+	struct rtg_run *prev;
+	struct rtg_image *image;
+	u64 start;
 	union {
 		u32 fast_releases;
 		u32 watched_us;
@@ -430,7 +426,7 @@ static inline bool rtg_prog_sampled(const struct rtg_prog *tp)
 
 /*
  * Whether the runs of @tp are lazy: the JIT counts and times them but
- * does not make them current; a run is adopted (rtg_run_adopt()) when
+ * does not make them current; a run is adopted (rtg_lazy_adopt()) when
  * the watchdog or its slow path first needs it.
  */
 static inline bool rtg_prog_lazy(const struct rtg_prog *tp)

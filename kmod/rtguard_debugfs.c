@@ -34,6 +34,7 @@
 #include "rtguard.h"
 #include "rtguard_debugfs.h"
 #include "rtguard_image.h"
+#include "rtguard_lazy.h"
 #include "rtguard_run.h"
 #include "rtguard_slow.h"
 
@@ -204,7 +205,7 @@ DEFINE_SHOW_ATTRIBUTE(rtg_sites);
 static void rtg_held_show_task(struct seq_file *m, struct task_struct *t,
 			       const struct rtg_prog *tp, u32 *in_irq)
 {
-	unsigned long lo = (unsigned long)task_stack_page(t), hi = lo + THREAD_SIZE;
+	unsigned long stack = (unsigned long)task_stack_page(t), hi;
 	struct rtg_run *addr = rtg_task_run(t);
 	struct rtg_held held[8];
 	struct rtg_run run;
@@ -212,9 +213,13 @@ static void rtg_held_show_task(struct seq_file *m, struct task_struct *t,
 
 	for (depth = 0; addr && depth < 16; depth++, addr = run.prev) {
 		u64 now = local_clock();	/* another CPU's: close enough to show */
+		size_t rec = rtg_lazy_run_bytes(addr);
 		u32 i, n;
 
-		if ((unsigned long)addr < lo || (unsigned long)addr + sizeof(run) > hi) {
+		/* an adopted lazy run is in a record of the module's */
+		hi = rec ? (unsigned long)addr + rec : stack + THREAD_SIZE;
+		if (!rec && ((unsigned long)addr < stack ||
+			     (unsigned long)addr + sizeof(run) > hi)) {
 			if (in_irq)
 				(*in_irq)++;
 			return;
@@ -266,7 +271,7 @@ static int rtg_held_show(struct seq_file *m, void *v)
 	mutex_lock(&rtg_images_lock);
 	mutex_lock(&rtg_progs_lock);
 	list_for_each_entry(tp, &rtg_progs, node) {
-		seq_printf(m, "prog %u %s: slots=%u incomplete=%ld unmatched=%ld leftover=%ld stray=%ld stops=%ld released=%ld reported=%ld stoppable=%d stop_ret=%lld unwind=%d described=%d partly=%d lazy=%d bare=%d\n",
+		seq_printf(m, "prog %u %s: slots=%u incomplete=%ld unmatched=%ld leftover=%ld stray=%ld stops=%ld released=%ld reported=%ld stoppable=%d stop_ret=%lld unwind=%d described=%d partly=%d lazy=%d bare=%d run_area=%u\n",
 			   tp->main->id, tp->main->name[0] ? tp->main->name : "-",
 			   tp->nslots, atomic_long_read(&tp->incomplete),
 			   atomic_long_read(&tp->unmatched),
@@ -276,7 +281,8 @@ static int rtg_held_show(struct seq_file *m, void *v)
 			   atomic_long_read(&tp->stop_released),
 			   atomic_long_read(&tp->reported), rtg_stop_policy_stoppable(tp),
 			   (s64)(s32)tp->stop_ret, !tp->no_unwind, tp->described,
-			   tp->partly, rtg_prog_lazy(tp), tp->bare_calls);
+			   tp->partly, rtg_prog_lazy(tp), tp->bare_calls,
+			   tp->main->call_hook_run_size);
 		rcu_read_lock();
 		for_each_process_thread(g, t) {
 			/* the stack is not pinned: every read of it may fail */
@@ -315,10 +321,21 @@ static int rtg_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "watchdog_idle_wakeups: %llu\n", st.idle_wakeups);
 	seq_printf(m, "slow_calls: %u\nslow_acquire_calls: %u\ntsc_khz: %u\n", rtg_slow_sum(),
 		   rtg_slow_acquire_sum(), tsc_khz);
+	rtg_lazy_stats(m);
 	rtg_held_stats(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rtg_stats);
+
+/* Written to by tests: the next N adoptions of lazy runs find no record. */
+static int rtg_lazy_fail_set(void *data, u64 val)
+{
+	if (val > INT_MAX)
+		return -EINVAL;
+	rtg_lazy_fail(val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(rtg_lazy_fail_fops, NULL, rtg_lazy_fail_set, "%llu\n");
 
 /* Written to by readers of the trace buffer: debug-mode calls still waiting are written. */
 static int rtg_trace_flush_set(void *data, u64 val)
@@ -372,6 +389,8 @@ int rtg_debugfs_init(void)
 			    &rtg_held_fops);
 	debugfs_create_file("stats", 0400, rtg_debugfs_dir, NULL,
 			    &rtg_stats_fops);
+	debugfs_create_file_unsafe("lazy_fail", 0200, rtg_debugfs_dir, NULL,
+				   &rtg_lazy_fail_fops);
 	debugfs_create_file_unsafe("trace_flush", 0200, rtg_debugfs_dir, NULL,
 				   &rtg_trace_flush_fops);
 	debugfs_create_file("trace_runs", 0400, rtg_debugfs_dir, NULL,

@@ -176,11 +176,17 @@ static void *rtg_prog_init(struct bpf_prog *prog)
 		if (!bpf_is_subprog(prog))
 			image->tprog->main_image = image;
 		/*
-		 * a described program's runs keep no table as they go: the
-		 * JIT only counts and times them until the module needs one
+		 * a bare described program's runs keep no table as they go:
+		 * the JIT only counts and times them, in 8 bytes of their
+		 * frame, until the module needs one (rtguard_lazy.c)
 		 */
-		if (!bpf_is_subprog(prog) && image->tprog->described)
-			bpf_call_hook_main_aux(prog)->call_hook_flags |= BPF_CALL_HOOK_RUN_LAZY;
+		if (!bpf_is_subprog(prog) && image->tprog->described &&
+		    image->tprog->bare_calls) {
+			struct bpf_prog_aux *main = bpf_call_hook_main_aux(prog);
+
+			main->call_hook_flags |= BPF_CALL_HOOK_RUN_LAZY;
+			main->call_hook_run_size = BPF_CALL_HOOK_LAZY_RUN_SIZE;
+		}
 		if (!bpf_is_subprog(prog) && image->tprog->trace_runs)
 			rtg_trace_name_run(image);
 	}

@@ -13,6 +13,7 @@
 #include "rtguard.h"
 #include "rtguard_debugfs.h"
 #include "rtguard_image.h"
+#include "rtguard_lazy.h"
 #include "rtguard_param.h"
 
 static int __init rtg_init(void)
@@ -41,10 +42,15 @@ static int __init rtg_init(void)
 		pr_err("cannot build the pairing tables: %d\n", err);
 		goto out_debugfs;
 	}
+	err = rtg_lazy_init();
+	if (err) {
+		pr_err("cannot fill the pools of lazy runs: %d\n", err);
+		goto out_pairing;
+	}
 	err = rtg_watchdog_init();
 	if (err) {
 		pr_err("cannot start the watchdog: %d\n", err);
-		goto out_pairing;
+		goto out_lazy;
 	}
 	err = bpf_call_hook_register(&rtg_call_hook_ops);
 	if (err) {
@@ -56,6 +62,8 @@ static int __init rtg_init(void)
 
 out_watchdog:
 	rtg_watchdog_exit();
+out_lazy:
+	rtg_lazy_exit();
 out_pairing:
 	rtg_pairing_exit();
 out_debugfs:
@@ -74,6 +82,8 @@ static void __exit rtg_exit(void)
 	rtg_trace_names_exit();
 	rtg_pairing_exit();
 	rtg_debugfs_exit();
+	/* debugfs read the records */
+	rtg_lazy_exit();
 }
 
 module_init(rtg_init);

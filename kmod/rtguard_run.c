@@ -25,12 +25,10 @@
 #include <linux/slab.h>
 
 #include "rtguard.h"
+#include "rtguard_lazy.h"
 #include "rtguard_run.h"
 #include "rtguard_slow.h"
 #include "rtguard_trace.h"
-
-/* one lazy run not adopted, in &bpf_call_hook_cpu.runs */
-#define RTG_RUNS_ONE_LAZY	(BPF_CALL_HOOK_RUN_LAZY_EXITED - 1)
 
 DEFINE_PER_CPU(struct bpf_call_hook_cpu, rtg_watch_cpu);
 
@@ -40,17 +38,19 @@ DEFINE_PER_CPU(struct bpf_call_hook_cpu, rtg_watch_cpu);
 #define RTG_RUN_AS_HOOK_RUN(rtg, hook)						\
 	static_assert(offsetof(struct rtg_run, rtg) ==				\
 		      offsetof(struct bpf_call_hook_run, hook))
+RTG_RUN_AS_HOOK_RUN(count, top);
+RTG_RUN_AS_HOOK_RUN(stop, exit_flags);
+RTG_RUN_AS_HOOK_RUN(nslots, nslots);
+RTG_RUN_AS_HOOK_RUN(how, state);
 RTG_RUN_AS_HOOK_RUN(prev, prev);
 RTG_RUN_AS_HOOK_RUN(image, data);
 RTG_RUN_AS_HOOK_RUN(start, start);
-RTG_RUN_AS_HOOK_RUN(nslots, nslots);
-RTG_RUN_AS_HOOK_RUN(count, top);
-RTG_RUN_AS_HOOK_RUN(stop, exit_flags);
-RTG_RUN_AS_HOOK_RUN(how, state);
 RTG_RUN_AS_HOOK_RUN(fast_releases, scratch);
 RTG_RUN_AS_HOOK_RUN(held, slot);
-static_assert(offsetof(struct rtg_run, how) - offsetof(struct rtg_run, stop) ==
+static_assert(offsetof(struct rtg_run, nslots) - offsetof(struct rtg_run, stop) ==
 	      sizeof_field(struct bpf_call_hook_run, exit_flags));
+static_assert(offsetof(struct rtg_run, prev) - offsetof(struct rtg_run, how) ==
+	      sizeof_field(struct bpf_call_hook_run, state));
 static_assert(sizeof(struct rtg_run) == sizeof(struct bpf_call_hook_run));
 static_assert(offsetof(struct rtg_held, obj) == offsetof(struct bpf_call_hook_slot, obj));
 static_assert(offsetof(struct rtg_held, site) == offsetof(struct bpf_call_hook_slot, arg));
@@ -448,6 +448,8 @@ static u64 rtg_run_stopped(struct rtg_run *run, u64 ret)
 	return tp->stop_ret;
 }
 
+static u64 rtg_run_ended(struct rtg_run *run, u64 ret);
+
 /**
  * rtg_run_exit() - a run of a tracked program returns
  * @ret: what the program returns
@@ -466,16 +468,22 @@ static u64 rtg_run_stopped(struct rtg_run *run, u64 ret)
  */
 u64 rtg_run_exit(u64 ret, struct bpf_call_hook_run *hook_run)
 {
-	struct rtg_run *run = (struct rtg_run *)hook_run;
+	/* a lazy run calls here only once adopted: it is current */
+	struct rtg_run *run = rtg_lazy_run_of(hook_run);
+
+	if (!run)
+		return rtg_run_ended((struct rtg_run *)hook_run, ret);
+	rtg_lazy_give_up(run);
+	ret = rtg_run_ended(run, ret);
+	rtg_lazy_free(run);
+	return ret;
+}
+
+/* What rtg_run_exit() does with a run no longer current. */
+static u64 rtg_run_ended(struct rtg_run *run, u64 ret)
+{
 	struct rtg_prog *tp = rtg_run_prog(run);
 	u32 held;
-
-	/* a lazy run calls here only once adopted: it is current */
-	if (rtg_prog_lazy(tp)) {
-		WRITE_ONCE(current->bpf_hook_run, (struct bpf_call_hook_run *)run->prev);
-		/* the JIT's exit counts it out as a lazy run not adopted */
-		this_cpu_add(rtg_watch_cpu.runs, RTG_RUNS_ONE_LAZY);
-	}
 
 	/* a sample the watchdog asked for, and no call came to take */
 	if (unlikely(run->sample & RTG_SAMPLE_ASKED))
@@ -507,49 +515,6 @@ u64 rtg_run_exit(u64 ret, struct bpf_call_hook_run *hook_run)
 		rtg_report(tp, &tp->leftover, held,
 			   "run returned with resources it did not give back through a hooked call");
 	return ret;
-}
-
-/**
- * rtg_run_adopt() - make a lazy run its task's current run
- * @run: a run of a lazy program (rtg_prog_lazy()) in flight on this CPU:
- *	the run a hook of it is called for, or the run the watchdog timer
- *	of this CPU interrupted
- * @tp: its program's tracking state
- *
- * Fills in what the JIT left out at the run's entry, once: its start,
- * from the low half of the TSC its entry kept (a run adopted 2^32 cycles
- * or more after its entry is taken for younger than it is: charged less,
- * never more), its image, an empty table, no state; and makes it current
- * (the runs it interrupted or was called from are adopted or not, but
- * have all begun before it and return after it). Interrupts are off: the
- * timer of this CPU adopts too.
- */
-void rtg_run_adopt(struct rtg_run *run, struct rtg_prog *tp)
-{
-	unsigned long flags;
-	u64 now;
-
-	/* set only here, on the run's own CPU: a hook's later calls skip it */
-	if (READ_ONCE(run->adopted))
-		return;
-	local_irq_save(flags);
-	if (!run->adopted) {
-		now = rtg_clock();
-		run->start = now - (u32)((u32)now - run->count);
-		run->image = (struct rtg_image *)tp->main_image;
-		run->nslots = tp->nslots;
-		run->count = 0;
-		run->how = RTG_HOW_NONE;
-		memset(run->sections, 0, sizeof(run->sections));
-		run->clock = 0;
-		run->fast_releases = 0;
-		run->charged_us = 0;
-		run->prev = rtg_task_run(current);
-		run->adopted = 1;
-		this_cpu_sub(rtg_watch_cpu.runs, RTG_RUNS_ONE_LAZY);
-		WRITE_ONCE(current->bpf_hook_run, (struct bpf_call_hook_run *)run);
-	}
-	local_irq_restore(flags);
 }
 
 /**
@@ -823,7 +788,7 @@ void rtg_run_end_loops(struct rtg_run *run)
 	if (run->how == RTG_HOW_REPORTED || run->how == RTG_HOW_UNWOUND ||
 	    !rtg_stop_policy_stoppable(tp))
 		return;
-	counter = bpf_call_hook_may_goto(tp->main, (struct bpf_call_hook_run *)run);
+	counter = bpf_call_hook_may_goto(tp->main, rtg_run_area(run));
 	if (!counter)
 		return;
 	WRITE_ONCE(*counter, 0);

@@ -28,10 +28,13 @@ struct rtg_tick {
 
 /*
  * The runs in flight on each CPU, which the JIT counts and the module
- * adopts (rtg_run_adopt()), and whether the CPU is watched, which the
+ * adopts (rtg_lazy_adopt()), and whether the CPU is watched, which the
  * watchdog writes (rtguard_watchdog.c)
  */
 DECLARE_PER_CPU(struct bpf_call_hook_cpu, rtg_watch_cpu);
+
+/* one lazy run not adopted, in &bpf_call_hook_cpu.runs */
+#define RTG_RUNS_ONE_LAZY	(BPF_CALL_HOOK_RUN_LAZY_EXITED - 1)
 
 extern struct mutex rtg_progs_lock;
 extern struct list_head rtg_progs;
@@ -44,7 +47,6 @@ void rtg_prog_add_acquire(struct rtg_prog *tp, struct rtg_site *site,
 void rtg_prog_add_release_fn(struct rtg_prog *tp, const char *name,
 			     const struct rtg_site *site);
 u64 rtg_run_exit(u64 ret, struct bpf_call_hook_run *hook_run);
-void rtg_run_adopt(struct rtg_run *run, struct rtg_prog *tp);
 struct rtg_run *rtg_run_stray(const struct rtg_site *site);
 long rtg_run_stop(struct rtg_run *run, const struct rtg_site *site,
 		  const u64 *args, const struct rtg_callee_regs *regs);
@@ -63,14 +65,15 @@ void rtg_run_stop_stats(u64 *described, u64 *from_table);
  * @site: a hooked call site of a tracked program
  *
  * Return: the innermost run of the current task, which is the run making
- * the call, or NULL (counted) if that is not a run of @site's program.
+ * the call, or NULL if that is not a run of @site's program: counted,
+ * but for a lazy run its pre hook could not adopt (rtg_lazy_adopt()).
  */
 static __always_inline struct rtg_run *rtg_current_run(const struct rtg_site *site)
 {
 	struct rtg_run *run = rtg_task_run(current);
 
 	if (unlikely(!run || rtg_run_prog(run) != site->tprog))
-		return rtg_run_stray(site);
+		return rtg_prog_lazy(site->tprog) ? NULL : rtg_run_stray(site);
 	return run;
 }
 

@@ -23,6 +23,7 @@
 #include "rtguard.h"
 #include "rtguard_trace.h"
 #include "rtguard_held.h"
+#include "rtguard_lazy.h"
 #include "rtguard_param.h"
 #include "rtguard_run.h"
 #include "rtguard_slow.h"
@@ -35,21 +36,19 @@ MODULE_PARM_DESC(track,
 /*
  * The run of a lazy program making a call at @site from the frame @fp,
  * adopted (its later hooks find it current), or NULL: none in its
- * exception callback, which runs once the run returned; counted
- * anywhere else.
+ * exception callback, which runs once the run returned, nor while its
+ * CPU has no record for it (rtg_lazy_adopt()); counted anywhere else.
  */
 static struct rtg_run *rtg_lazy_run(const struct rtg_site *site, u64 fp)
 {
-	struct rtg_run *run;
+	struct bpf_call_hook_run *area;
 
 	if (site->image->aux->exception_cb)
 		return NULL;
-	run = (struct rtg_run *)bpf_call_hook_frame_run(site->tprog->main,
-						       site->image->aux->prog, fp);
-	if (!run)
+	area = bpf_call_hook_frame_run(site->tprog->main, site->image->aux->prog, fp);
+	if (!area)
 		return rtg_run_stray(site);
-	rtg_run_adopt(run, site->tprog);
-	return run;
+	return rtg_lazy_adopt(area, site->tprog);
 }
 
 /**

@@ -2,7 +2,7 @@
 /*
  * bpf_rtguard: the watchdog. A timer on each CPU looks at the runs of the
  * task it interrupted (current->bpf_hook_run and the runs it interrupted
- * or was called from; a lazy run once adopted, rtg_run_adopt()): a run
+ * or was called from; a lazy run once adopted, rtg_lazy_adopt()): a run
  * that ran for longer than watchdog_ms, or held one resource (iterators
  * excepted: they are loop state, which watchdog_ms bounds) for longer
  * than hold_limit_us, is marked
@@ -51,6 +51,7 @@
 #include <asm/irq_regs.h>
 
 #include "rtguard.h"
+#include "rtguard_lazy.h"
 #include "rtguard_param.h"
 #include "rtguard_run.h"
 #include "rtguard_slow.h"
@@ -120,9 +121,10 @@ static void rtg_watchdog_check(u32 runtime, u32 hold, const struct rtg_tick *tic
 
 	/* a lazy run not adopted, interrupted in its frames or its callees' */
 	if (__this_cpu_read(rtg_watch_cpu.runs) & BPF_CALL_HOOK_RUNS_LAZY) {
-		run = (struct rtg_run *)bpf_call_hook_irq_run(get_irq_regs(), &image);
-		if (run)
-			rtg_run_adopt(run, ((struct rtg_image *)image)->tprog);
+		struct bpf_call_hook_run *area = bpf_call_hook_irq_run(get_irq_regs(), &image);
+
+		if (area)
+			rtg_lazy_adopt(area, ((struct rtg_image *)image)->tprog);
 	}
 	for (run = rtg_task_run(current); run; run = run->prev) {
 		u8 reason = RTG_STOP_NONE;

@@ -57,7 +57,7 @@ int progs_find(uint32_t id, struct rtg_prog_line *pl)
 /*
  * "prog ID NAME: slots=N incomplete=N unmatched=N leftover=N stray=N
  * stops=N released=N reported=N stoppable=0|1 stop_ret=N unwind=0|1
- * described=0|1 partly=0|1 lazy=0|1 bare=0|1", then indented: "  run pid=..." per run in flight
+ * described=0|1 partly=0|1 lazy=0|1 bare=0|1 run_area=BYTES", then indented: "  run pid=..." per run in flight
  * and, under it, one line per held object.
  */
 int held_find(uint32_t id, struct rtg_held *h)
@@ -80,12 +80,12 @@ int held_find(uint32_t id, struct rtg_held *h)
 		if (sscanf(line, "lazy_runs: %d", &h->lazy_runs) == 1)
 			continue;
 		if (line[0] != ' ') {
-			in = sscanf(line, "prog %u %31[^:]: slots=%u incomplete=%ld unmatched=%ld leftover=%ld stray=%ld stops=%ld released=%ld reported=%ld stoppable=%d stop_ret=%lld unwind=%d described=%d partly=%d lazy=%d bare=%d",
+			in = sscanf(line, "prog %u %31[^:]: slots=%u incomplete=%ld unmatched=%ld leftover=%ld stray=%ld stops=%ld released=%ld reported=%ld stoppable=%d stop_ret=%lld unwind=%d described=%d partly=%d lazy=%d bare=%d run_area=%u",
 				    &pid, t.name, &t.slots, &t.incomplete,
 				    &t.unmatched, &t.leftover, &t.stray, &t.stops,
 				    &t.released, &t.reported, &t.stoppable,
 				    &t.stop_ret, &t.unwind, &t.described,
-				    &t.partly, &t.lazy, &t.bare) == 17 && pid == id;
+				    &t.partly, &t.lazy, &t.bare, &t.run_area) == 18 && pid == id;
 			if (in) {
 				t.lazy_runs = h->lazy_runs;
 				memcpy(h, &t, sizeof(t));

@@ -47,6 +47,7 @@ struct rtg_held {
 	int partly;		/* a table only for the calls whose paths differ */
 	int lazy;		/* runs made current only when needed */
 	int bare;		/* calls its table does not need make no post hook */
+	unsigned int run_area;	/* bytes of each run's frame kept for the module */
 	int lazy_runs;		/* lazy runs of any program in flight, not adopted */
 	int nruns;		/* "run pid=" lines under the program */
 	char text[16384];	/* the indented lines under it, verbatim */

@@ -402,8 +402,10 @@ void test_harm_table_cap(void)
 
 	if (!skel)
 		return;
-	if (ASSERT_OK(held_find(prog_id_of(skel->progs.harm_many_refs), &h), "in held"))
+	if (ASSERT_OK(held_find(prog_id_of(skel->progs.harm_many_refs), &h), "in held")) {
 		ASSERT_EQ(h.slots, 19u, "slots of a 512-byte run area");
+		ASSERT_EQ(h.run_area, 512u, "run area");
+	}
 	many_refs_stopped(skel);
 	if (ASSERT_OK(held_find(prog_id_of(skel->progs.harm_many_refs), &h), "in held"))
 		ASSERT_EQ(h.incomplete, 1L, "incomplete runs");
@@ -412,9 +414,10 @@ void test_harm_table_cap(void)
 
 /*
  * The same program, described and bare (loaded with the events off):
- * its run area keeps room for a sample of four resources only, 144
- * bytes, and the stop releases all twenty by the description. Loaded
- * with rtg_release on, it is not bare and keeps the whole area.
+ * its runs are lazy and keep 8 bytes of their frame, their records room
+ * for a sample of four resources only, and the stop releases all twenty
+ * by the description. Loaded with rtg_release on, it is not bare, its
+ * runs are current from their entry and keep the whole area.
  */
 WITH_MODULE(test_harm_table_cap_described, "track=1 watchdog_ms=100 check_held=0 describe=1");
 void test_harm_table_cap_described(void)
@@ -427,7 +430,9 @@ void test_harm_table_cap_described(void)
 	if (ASSERT_OK(held_find(prog_id_of(skel->progs.harm_many_refs), &h), "in held")) {
 		ASSERT_EQ(h.described, 1, "described");
 		ASSERT_EQ(h.bare, 1, "bare");
-		ASSERT_EQ(h.slots, 4u, "slots of a bare described run area");
+		ASSERT_EQ(h.slots, 4u, "slots of a bare described run");
+		ASSERT_EQ(h.lazy, 1, "lazy");
+		ASSERT_EQ(h.run_area, 8u, "run area of a lazy run");
 	}
 	many_refs_stopped(skel);
 	if (ASSERT_OK(trace_event_enable("bpf_rtguard/rtg_release", true), "rtg_release on"))
@@ -437,6 +442,8 @@ void test_harm_table_cap_described(void)
 			      "in held, loaded with rtg_release on")) {
 		ASSERT_EQ(h.bare, 0, "loaded with rtg_release on: not bare");
 		ASSERT_EQ(h.slots, 19u, "loaded with rtg_release on: slots of 512 bytes");
+		ASSERT_EQ(h.lazy, 0, "loaded with rtg_release on: not lazy");
+		ASSERT_EQ(h.run_area, 512u, "loaded with rtg_release on: run area");
 	}
 	harm_bpf__destroy(full);
 	harm_bpf__destroy(skel);

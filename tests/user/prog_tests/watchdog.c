@@ -614,6 +614,51 @@ void test_watchdog_lazy_callback(void)
 }
 
 /*
+ * A lazy run is adopted into a record of its CPU's pool: while the pool
+ * has none for it (lazy_fail makes the next N adoptions find none), the
+ * run goes on unadopted and a later tick adopts it. wd_quiet_cb, about a
+ * second in callbacks with no call, has its first 200 adoptions fail,
+ * then is adopted, charged from there and stopped at the call after the
+ * loop; every record is back in its pool afterwards.
+ */
+WITH_MODULE(test_watchdog_lazy_deferred, "track=1 check_held=0 describe=1 watchdog_ms=100");
+void test_watchdog_lazy_deferred(void)
+{
+	struct watchdog_bpf *skel = wd_load();
+	uint64_t deferred0, deferred1;
+	struct bpf_program *prog;
+	static struct rtg_held h;
+	double ms;
+	int ret;
+
+	if (!skel)
+		return;
+	prog = skel->progs.wd_quiet_cb;
+	if (ASSERT_OK(held_find(prog_id_of(prog), &h), "in held")) {
+		ASSERT_EQ(h.lazy, 1, "lazy");
+		ASSERT_EQ(h.run_area, 8u, "run area: the TSC's low half and the exit flags");
+	}
+	deferred0 = wd_stat("lazy_adoptions_deferred");
+	if (!ASSERT_OK(write_file("/sys/kernel/debug/bpf_rtguard/lazy_fail", "200"), "lazy_fail"))
+		goto out;
+	skel->data->outer = 300000;
+	skel->bss->loops_done = -1;
+	ret = run_prog_timed(prog, &ms);
+	write_file("/sys/kernel/debug/bpf_rtguard/lazy_fail", "0");
+	deferred1 = wd_stat("lazy_adoptions_deferred");
+	printf("  wd_quiet_cb: returned %d after %.0f ms, %llu adoptions deferred\n", ret, ms,
+	       (unsigned long long)(deferred1 - deferred0));
+	ASSERT_EQ(deferred1 - deferred0, 200, "adoptions that found no record");
+	ASSERT_EQ(ret, -ETIMEDOUT, "stopped at the call after the loop, once adopted");
+	ASSERT_EQ(skel->bss->loops_done, skel->data->outer, "the loop ran to its end");
+	expect_one_stop(prog, &h);
+	ASSERT_EQ(h.lazy_runs, 0, "lazy runs in flight, not adopted");
+	ASSERT_EQ(wd_stat("lazy_records_in_use"), 0, "records not back in their pool");
+out:
+	watchdog_bpf__destroy(skel);
+}
+
+/*
  * hold_limit_us judges a described run by its last sample, and a sample
  * asked for a tick ago and not yet taken says nothing: the run may have
  * given back what it held since (a bare program's release has no hook).
@@ -702,6 +747,7 @@ void test_watchdog_hold_reheld(void)
 		expect_stop(prog, 20, -ETIMEDOUT, 3, "(hold_limit_us): released and unwound");
 	}
 	ASSERT_EQ(wd_stat("slow_calls"), 0, "CPUs whose calls stay slow");
+	ASSERT_EQ(wd_stat("lazy_records_in_use"), 0, "records of lazy runs not back in their pool");
 	ASSERT_EQ(wd_stat("slow_acquire_calls"), 0, "CPUs whose acquiring calls stay slow");
 	watchdog_bpf__destroy(skel);
 }

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bpf_rtguard: lazy runs, adopted outside their frames.
+ *
+ * The runs of a described program are lazy (BPF_CALL_HOOK_RUN_LAZY): the
+ * JIT keeps 8 bytes of their frame (BPF_CALL_HOOK_LAZY_RUN_SIZE), counts
+ * them in their CPU's word and stores the low half of the TSC there at
+ * entry. The module adopts such a run when it first needs it, from a hook
+ * of the run or from the watchdog timer that interrupted it, on the run's
+ * own CPU: it takes a struct rtg_lazy_run from that CPU's pool, fills in
+ * its run and makes that the task's current run, and marks the area so
+ * that the run's exit calls rtg_run_exit(), which gives the record back.
+ *
+ * A CPU's pool is a lock-free list: records are taken with interrupts
+ * off, and an NMI that finds the CPU taking one takes none (the run is
+ * adopted later); they are given back from any context. A pool below
+ * RTG_LAZY_LOW records is refilled from process context (an irq_work
+ * queues the work, since adoption may happen in NMI), so a run that
+ * finds its CPU's pool empty is adopted by a later tick or call once the
+ * pool has grown: records are never freed while the module is loaded.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/irq_work.h>
+#include <linux/llist.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "rtguard.h"
+#include "rtguard_lazy.h"
+#include "rtguard_run.h"
+
+/* a lazy run's exit flags once adopted: no run in a frame has this stop */
+#define RTG_LAZY_ADOPTED	U32_MAX
+
+/* entries of a record's table: the most a run area in a frame holds */
+#define RTG_LAZY_SLOTS	((rounddown(BPF_CALL_HOOK_MAX_RUN_SIZE, 8) -		\
+			  sizeof(struct rtg_run)) / sizeof(struct rtg_held))
+
+/**
+ * struct rtg_lazy_run - a lazy run, adopted
+ * @free: entry in its CPU's pool while not in use
+ * @area: the run area in the run's frame
+ * @run: the run (followed by RTG_LAZY_SLOTS entries of its table)
+ */
+struct rtg_lazy_run {
+	struct llist_node free;
+	struct bpf_call_hook_run *area;
+	struct rtg_run run;
+};
+
+#define RTG_LAZY_SIZE	(sizeof(struct rtg_lazy_run) + \
+			 RTG_LAZY_SLOTS * sizeof(struct rtg_held))
+/* records per chunk, which the pools are filled with (a page each) */
+#define RTG_LAZY_PER_CHUNK ((PAGE_SIZE - sizeof(struct rtg_lazy_chunk)) / RTG_LAZY_SIZE)
+/* a pool with fewer free records is refilled with this many chunks */
+#define RTG_LAZY_LOW	4
+#define RTG_LAZY_REFILL	2
+
+/**
+ * struct rtg_lazy_chunk - a page of records
+ * @node: entry in rtg_lazy_chunks
+ * @recs: the records, RTG_LAZY_PER_CHUNK of RTG_LAZY_SIZE bytes
+ */
+struct rtg_lazy_chunk {
+	struct list_head node;
+	u8 recs[];
+};
+
+/**
+ * struct rtg_lazy_pool - a CPU's free records
+ * @free: the records
+ * @nr_free: how many
+ * @busy: this CPU is taking one (an NMI then takes none)
+ * @refill: asks rtg_lazy_refill_work from any context
+ */
+struct rtg_lazy_pool {
+	struct llist_head free;
+	atomic_t nr_free;
+	int busy;
+	struct irq_work refill;
+};
+
+static DEFINE_PER_CPU(struct rtg_lazy_pool, rtg_lazy_pool);
+/* every chunk, appended by the refill work, freed at module exit */
+static LIST_HEAD(rtg_lazy_chunks);
+static DEFINE_MUTEX(rtg_lazy_chunks_lock);
+static atomic_long_t rtg_lazy_records;
+/* adoptions that found their CPU's pool empty or busy */
+static atomic_long_t rtg_lazy_deferred;
+/* the next this many adoptions fail as if the pool were empty (debugfs) */
+static atomic_t rtg_lazy_fail_next;
+
+static struct rtg_lazy_run *rtg_lazy_of(struct rtg_run *run)
+{
+	return container_of(run, struct rtg_lazy_run, run);
+}
+
+/* Give @n records to @cpu's pool; false when memory ran out. */
+static bool rtg_lazy_fill(int cpu, int n)
+{
+	struct rtg_lazy_pool *pool = per_cpu_ptr(&rtg_lazy_pool, cpu);
+	struct rtg_lazy_chunk *chunk;
+	int i;
+
+	for (; n > 0; n--) {
+		chunk = kzalloc(PAGE_SIZE, GFP_KERNEL);
+		if (!chunk)
+			return false;
+		mutex_lock(&rtg_lazy_chunks_lock);
+		list_add_tail_rcu(&chunk->node, &rtg_lazy_chunks);
+		mutex_unlock(&rtg_lazy_chunks_lock);
+		for (i = 0; i < RTG_LAZY_PER_CHUNK; i++) {
+			struct rtg_lazy_run *l = (void *)&chunk->recs[i * RTG_LAZY_SIZE];
+
+			llist_add(&l->free, &pool->free);
+			atomic_inc(&pool->nr_free);
+		}
+		atomic_long_add(RTG_LAZY_PER_CHUNK, &rtg_lazy_records);
+	}
+	return true;
+}
+
+static void rtg_lazy_refill_fn(struct work_struct *work)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (atomic_read(&per_cpu(rtg_lazy_pool.nr_free, cpu)) < RTG_LAZY_LOW &&
+		    !rtg_lazy_fill(cpu, RTG_LAZY_REFILL))
+			return;
+}
+
+static DECLARE_WORK(rtg_lazy_refill_work, rtg_lazy_refill_fn);
+
+static void rtg_lazy_refill_irq(struct irq_work *work)
+{
+	schedule_work(&rtg_lazy_refill_work);
+}
+
+/* A free record of this CPU's pool, or NULL. Interrupts are off. */
+static struct rtg_lazy_run *rtg_lazy_take(void)
+{
+	struct rtg_lazy_pool *pool = this_cpu_ptr(&rtg_lazy_pool);
+	struct llist_node *node = NULL;
+
+	if (atomic_read(&rtg_lazy_fail_next) > 0 &&
+	    atomic_dec_if_positive(&rtg_lazy_fail_next) >= 0)
+		goto deferred;
+	/* the only consumer of the list: an NMI in here takes nothing */
+	if (this_cpu_inc_return(rtg_lazy_pool.busy) == 1)
+		node = llist_del_first(&pool->free);
+	this_cpu_dec(rtg_lazy_pool.busy);
+	if (node && atomic_dec_return(&pool->nr_free) >= RTG_LAZY_LOW)
+		return container_of(node, struct rtg_lazy_run, free);
+	irq_work_queue(&pool->refill);
+	if (node)
+		return container_of(node, struct rtg_lazy_run, free);
+deferred:
+	atomic_long_inc(&rtg_lazy_deferred);
+	return NULL;
+}
+
+/**
+ * rtg_lazy_adopt() - the run of a lazy run area, adopted
+ * @area: the run area of a run of a lazy program (rtg_prog_lazy()) in
+ *	flight on this CPU: the run a hook of it is called for, or the run
+ *	the watchdog timer of this CPU interrupted
+ * @tp: its program's tracking state
+ *
+ * Once, on the run's own CPU: fills in a record with what the JIT left
+ * out at the run's entry: its start, from the low half of the TSC its
+ * entry kept (a run adopted 2^32 cycles or more after its entry is taken
+ * for younger than it is: charged less, never more), its image, an empty
+ * table, no state; and makes it current (the runs it interrupted or was
+ * called from are adopted or not, but have all begun before it and return
+ * after it, so an adopted run is its task's current run while its
+ * program is the innermost one). Interrupts are off: the timer of this
+ * CPU adopts too.
+ *
+ * Return: the run, or NULL while this CPU's pool has no record for it (a
+ * later tick or call adopts it).
+ */
+struct rtg_run *rtg_lazy_adopt(struct bpf_call_hook_run *area, struct rtg_prog *tp)
+{
+	struct rtg_lazy_run *l;
+	struct rtg_run *run;
+	unsigned long flags;
+	u64 now;
+
+	/* set only here, on the run's own CPU, with interrupts off */
+	if (READ_ONCE(area->exit_flags) == RTG_LAZY_ADOPTED)
+		return rtg_lazy_run_of(area);
+	local_irq_save(flags);
+	/* the watchdog timer may have adopted it since */
+	if (area->exit_flags == RTG_LAZY_ADOPTED) {
+		local_irq_restore(flags);
+		return rtg_lazy_run_of(area);
+	}
+	l = rtg_lazy_take();
+	if (!l) {
+		local_irq_restore(flags);
+		return NULL;
+	}
+	run = &l->run;
+	now = rtg_clock();
+	l->area = area;
+	memset(run, 0, sizeof(*run));
+	run->start = now - (u32)((u32)now - area->top);
+	run->image = (struct rtg_image *)tp->main_image;
+	run->nslots = min_t(u32, tp->nslots, RTG_LAZY_SLOTS);
+	run->prev = rtg_task_run(current);
+	this_cpu_sub(rtg_watch_cpu.runs, RTG_RUNS_ONE_LAZY);
+	WRITE_ONCE(area->exit_flags, RTG_LAZY_ADOPTED);
+	WRITE_ONCE(current->bpf_hook_run, (struct bpf_call_hook_run *)run);
+	local_irq_restore(flags);
+	return run;
+}
+
+/**
+ * rtg_lazy_run_of() - the adopted run of a lazy run area
+ * @area: a run area whose exit flags its run's exit found set
+ *
+ * Return: its run, the current one, or NULL when @area is not the area
+ * of a lazy run the module adopted (it is then a run in its frame).
+ */
+struct rtg_run *rtg_lazy_run_of(struct bpf_call_hook_run *area)
+{
+	struct rtg_run *run = rtg_task_run(current);
+
+	if (READ_ONCE(area->exit_flags) != RTG_LAZY_ADOPTED)
+		return NULL;
+	if (!WARN_ONCE(!run || !rtg_prog_lazy(rtg_run_prog(run)) ||
+		       rtg_lazy_of(run)->area != area,
+		       "adopted lazy run is not its task's current run\n"))
+		return run;
+	return NULL;
+}
+
+/**
+ * rtg_lazy_give_up() - a lazy run returns
+ * @run: the run, adopted, its task's current one
+ *
+ * Makes the run it nested on current again: the JIT's exit then counts
+ * it out as a lazy run not adopted. Its record stays the caller's until
+ * rtg_lazy_free().
+ */
+void rtg_lazy_give_up(struct rtg_run *run)
+{
+	WRITE_ONCE(current->bpf_hook_run, (struct bpf_call_hook_run *)run->prev);
+	this_cpu_add(rtg_watch_cpu.runs, RTG_RUNS_ONE_LAZY);
+}
+
+/**
+ * rtg_lazy_free() - give a lazy run's record back to this CPU's pool
+ * @run: a run rtg_lazy_give_up() gave up
+ */
+void rtg_lazy_free(struct rtg_run *run)
+{
+	struct rtg_lazy_pool *pool = this_cpu_ptr(&rtg_lazy_pool);
+	struct rtg_lazy_run *l = rtg_lazy_of(run);
+
+	l->area = NULL;
+	llist_add(&l->free, &pool->free);
+	atomic_inc(&pool->nr_free);
+}
+
+/**
+ * rtg_run_area() - the run area of a run in its frame
+ * @run: a run in flight
+ *
+ * Return: @run itself, or for a lazy run the area the module adopted it
+ * from.
+ */
+struct bpf_call_hook_run *rtg_run_area(struct rtg_run *run)
+{
+	if (rtg_prog_lazy(rtg_run_prog(run)))
+		return rtg_lazy_of(run)->area;
+	return (struct bpf_call_hook_run *)run;
+}
+
+/**
+ * rtg_lazy_run_bytes() - whether @addr may be an adopted lazy run
+ * @addr: an address read from a task's runs
+ *
+ * Return: the bytes of a record from @addr on, when @addr is the run of
+ * one of the module's records (which may be free, or another run's, by
+ * the time it is read), else 0.
+ */
+size_t rtg_lazy_run_bytes(const void *addr)
+{
+	const size_t run_off = offsetof(struct rtg_lazy_run, run);
+	struct rtg_lazy_chunk *chunk;
+	unsigned long off;
+	size_t bytes = 0;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(chunk, &rtg_lazy_chunks, node) {
+		off = (unsigned long)addr - (unsigned long)chunk->recs;
+		if (off < RTG_LAZY_PER_CHUNK * RTG_LAZY_SIZE &&
+		    off % RTG_LAZY_SIZE == run_off) {
+			bytes = RTG_LAZY_SIZE - run_off;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return bytes;
+}
+
+/**
+ * rtg_lazy_stats() - the records' counters, for debugfs
+ * @m: the file
+ */
+void rtg_lazy_stats(struct seq_file *m)
+{
+	long free = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		free += atomic_read(&per_cpu(rtg_lazy_pool.nr_free, cpu));
+	seq_printf(m, "lazy_records: %ld\nlazy_records_in_use: %ld\nlazy_adoptions_deferred: %ld\n",
+		   atomic_long_read(&rtg_lazy_records),
+		   atomic_long_read(&rtg_lazy_records) - free,
+		   atomic_long_read(&rtg_lazy_deferred));
+}
+
+/**
+ * rtg_lazy_fail() - make the next adoptions find no record
+ * @n: how many
+ *
+ * For tests: what a run does while its CPU's pool is empty.
+ */
+void rtg_lazy_fail(int n)
+{
+	atomic_set(&rtg_lazy_fail_next, n);
+}
+
+/**
+ * rtg_lazy_init() - fill each CPU's pool
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int rtg_lazy_init(void)
+{
+	int cpu;
+
+	BUILD_BUG_ON(RTG_LAZY_PER_CHUNK < 1);
+	for_each_possible_cpu(cpu) {
+		init_llist_head(per_cpu_ptr(&rtg_lazy_pool.free, cpu));
+		init_irq_work(per_cpu_ptr(&rtg_lazy_pool.refill, cpu), rtg_lazy_refill_irq);
+	}
+	for_each_possible_cpu(cpu) {
+		if (!rtg_lazy_fill(cpu, RTG_LAZY_REFILL)) {
+			rtg_lazy_exit();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/**
+ * rtg_lazy_exit() - free every record
+ *
+ * Called once no program can run the module's code: no run is in flight.
+ */
+void rtg_lazy_exit(void)
+{
+	struct rtg_lazy_chunk *chunk, *tmp;
+	long free = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		irq_work_sync(per_cpu_ptr(&rtg_lazy_pool.refill, cpu));
+		free += atomic_read(&per_cpu(rtg_lazy_pool.nr_free, cpu));
+	}
+	cancel_work_sync(&rtg_lazy_refill_work);
+	WARN_ONCE(free != atomic_long_read(&rtg_lazy_records),
+		  "%ld lazy runs in flight at exit\n", atomic_long_read(&rtg_lazy_records) - free);
+	/* readers of the chunks list (debugfs) are gone by now */
+	list_for_each_entry_safe(chunk, tmp, &rtg_lazy_chunks, node) {
+		list_del(&chunk->node);
+		kfree(chunk);
+	}
+	atomic_long_set(&rtg_lazy_records, 0);
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * bpf_rtguard: lazy runs, adopted outside their frames (rtguard_lazy.c),
+ * which owns their records.
+ */
+#ifndef _RTGUARD_LAZY_H
+#define _RTGUARD_LAZY_H
+
+#include "rtguard.h"
+
+struct rtg_run *rtg_lazy_adopt(struct bpf_call_hook_run *area, struct rtg_prog *tp);
+struct rtg_run *rtg_lazy_run_of(struct bpf_call_hook_run *area);
+void rtg_lazy_give_up(struct rtg_run *run);
+void rtg_lazy_free(struct rtg_run *run);
+struct bpf_call_hook_run *rtg_run_area(struct rtg_run *run);
+size_t rtg_lazy_run_bytes(const void *addr);
+void rtg_lazy_stats(struct seq_file *m);
+void rtg_lazy_fail(int n);
+int rtg_lazy_init(void);
+void rtg_lazy_exit(void);
+
+#endif /* _RTGUARD_LAZY_H */
