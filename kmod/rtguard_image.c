@@ -181,12 +181,9 @@ static void *rtg_prog_init(struct bpf_prog *prog)
 		 * frame, until the module needs one (rtguard_lazy.c)
 		 */
 		if (!bpf_is_subprog(prog) && image->tprog->described &&
-		    image->tprog->bare_calls) {
-			struct bpf_prog_aux *main = bpf_call_hook_main_aux(prog);
-
-			main->call_hook_flags |= BPF_CALL_HOOK_RUN_LAZY;
-			main->call_hook_run_size = BPF_CALL_HOOK_LAZY_RUN_SIZE;
-		}
+		    image->tprog->bare_calls)
+			bpf_call_hook_main_aux(prog)->call_hook_flags |=
+				BPF_CALL_HOOK_RUN_LAZY | BPF_CALL_HOOK_LAZY_AREA;
 		if (!bpf_is_subprog(prog) && image->tprog->trace_runs)
 			rtg_trace_name_run(image);
 	}

@@ -14,10 +14,11 @@
  * A CPU's pool is a lock-free list: records are taken with interrupts
  * off, and an NMI that finds the CPU taking one takes none (the run is
  * adopted later); they are given back from any context. A pool below
- * RTG_LAZY_LOW records is refilled from process context (an irq_work
- * queues the work, since adoption may happen in NMI), so a run that
- * finds its CPU's pool empty is adopted by a later tick or call once the
- * pool has grown: records are never freed while the module is loaded.
+ * RTG_LAZY_LOW records is refilled by an irq_work on its CPU (adoption
+ * may happen in NMI), with memory that need not wait, and from process
+ * context when there is none; a run that finds its CPU's pool empty is
+ * adopted by a later tick or call once the pool has grown. Records are
+ * never freed while the module is loaded.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -34,9 +35,8 @@
 /* a lazy run's exit flags once adopted: no run in a frame has this stop */
 #define RTG_LAZY_ADOPTED	U32_MAX
 
-/* entries of a record's table: the most a run area in a frame holds */
-#define RTG_LAZY_SLOTS	((rounddown(BPF_CALL_HOOK_MAX_RUN_SIZE, 8) -		\
-			  sizeof(struct rtg_run)) / sizeof(struct rtg_held))
+/* entries of a record's table: lazy programs are bare, their tables samples */
+#define RTG_LAZY_SLOTS	RTG_SAMPLE_SLOTS
 
 /**
  * struct rtg_lazy_run - a lazy run, adopted
@@ -73,7 +73,7 @@ struct rtg_lazy_chunk {
  * @free: the records
  * @nr_free: how many
  * @busy: this CPU is taking one (an NMI then takes none)
- * @refill: asks rtg_lazy_refill_work from any context
+ * @refill: refills the pool, asked from any context
  */
 struct rtg_lazy_pool {
 	struct llist_head free;
@@ -83,9 +83,9 @@ struct rtg_lazy_pool {
 };
 
 static DEFINE_PER_CPU(struct rtg_lazy_pool, rtg_lazy_pool);
-/* every chunk, appended by the refill work, freed at module exit */
+/* every chunk, appended by the refills, freed at module exit */
 static LIST_HEAD(rtg_lazy_chunks);
-static DEFINE_MUTEX(rtg_lazy_chunks_lock);
+static DEFINE_SPINLOCK(rtg_lazy_chunks_lock);
 static atomic_long_t rtg_lazy_records;
 /* adoptions that found their CPU's pool empty or busy */
 static atomic_long_t rtg_lazy_deferred;
@@ -97,20 +97,21 @@ static struct rtg_lazy_run *rtg_lazy_of(struct rtg_run *run)
 	return container_of(run, struct rtg_lazy_run, run);
 }
 
-/* Give @n records to @cpu's pool; false when memory ran out. */
-static bool rtg_lazy_fill(int cpu, int n)
+/* Give @n pages of records to @cpu's pool; false when memory ran out. */
+static bool rtg_lazy_fill(int cpu, int n, gfp_t gfp)
 {
 	struct rtg_lazy_pool *pool = per_cpu_ptr(&rtg_lazy_pool, cpu);
 	struct rtg_lazy_chunk *chunk;
+	unsigned long flags;
 	int i;
 
 	for (; n > 0; n--) {
-		chunk = kzalloc(PAGE_SIZE, GFP_KERNEL);
+		chunk = kzalloc(PAGE_SIZE, gfp);
 		if (!chunk)
 			return false;
-		mutex_lock(&rtg_lazy_chunks_lock);
+		spin_lock_irqsave(&rtg_lazy_chunks_lock, flags);
 		list_add_tail_rcu(&chunk->node, &rtg_lazy_chunks);
-		mutex_unlock(&rtg_lazy_chunks_lock);
+		spin_unlock_irqrestore(&rtg_lazy_chunks_lock, flags);
 		for (i = 0; i < RTG_LAZY_PER_CHUNK; i++) {
 			struct rtg_lazy_run *l = (void *)&chunk->recs[i * RTG_LAZY_SIZE];
 
@@ -122,21 +123,32 @@ static bool rtg_lazy_fill(int cpu, int n)
 	return true;
 }
 
+/* Whether @cpu's pool needs more records */
+static bool rtg_lazy_low(int cpu)
+{
+	return atomic_read(&per_cpu(rtg_lazy_pool.nr_free, cpu)) < RTG_LAZY_LOW;
+}
+
+/* Refills from process context what the irq_work could not. */
 static void rtg_lazy_refill_fn(struct work_struct *work)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		if (atomic_read(&per_cpu(rtg_lazy_pool.nr_free, cpu)) < RTG_LAZY_LOW &&
-		    !rtg_lazy_fill(cpu, RTG_LAZY_REFILL))
+		if (rtg_lazy_low(cpu) && !rtg_lazy_fill(cpu, RTG_LAZY_REFILL, GFP_KERNEL))
 			return;
 }
 
 static DECLARE_WORK(rtg_lazy_refill_work, rtg_lazy_refill_fn);
 
+/* Refills this CPU's pool right after an adoption found it low. */
 static void rtg_lazy_refill_irq(struct irq_work *work)
 {
-	schedule_work(&rtg_lazy_refill_work);
+	int cpu = smp_processor_id();
+
+	if (rtg_lazy_low(cpu) &&
+	    !rtg_lazy_fill(cpu, RTG_LAZY_REFILL, GFP_NOWAIT | __GFP_NOWARN))
+		schedule_work(&rtg_lazy_refill_work);
 }
 
 /* A free record of this CPU's pool, or NULL. Interrupts are off. */
@@ -351,7 +363,7 @@ int rtg_lazy_init(void)
 		init_irq_work(per_cpu_ptr(&rtg_lazy_pool.refill, cpu), rtg_lazy_refill_irq);
 	}
 	for_each_possible_cpu(cpu) {
-		if (!rtg_lazy_fill(cpu, RTG_LAZY_REFILL)) {
+		if (!rtg_lazy_fill(cpu, RTG_LAZY_REFILL, GFP_KERNEL)) {
 			rtg_lazy_exit();
 			return -ENOMEM;
 		}

@@ -77,14 +77,6 @@ u32 rtg_run_size(u32 max_refs)
 		     rounddown(BPF_CALL_HOOK_MAX_RUN_SIZE, 8));
 }
 
-/*
- * Entries of a bare described run's table, which only samples fill
- * (rtg_run_sample()): the resources a hold limit judges first in order of
- * acquisition, whose oldest hold is the run's longest. A hold of a later
- * one counts only from the first sample that kept it.
- */
-#define RTG_SAMPLE_SLOTS	4
-
 /* Bytes of the run area of a bare described program. */
 static u32 rtg_run_size_sampled(void)
 {

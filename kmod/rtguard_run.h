@@ -33,6 +33,14 @@ struct rtg_tick {
  */
 DECLARE_PER_CPU(struct bpf_call_hook_cpu, rtg_watch_cpu);
 
+/*
+ * Entries of a bare described run's table, which only samples fill
+ * (rtg_run_sample()): the resources a hold limit judges first in order of
+ * acquisition, whose oldest hold is the run's longest. A hold of a later
+ * one counts only from the first sample that kept it.
+ */
+#define RTG_SAMPLE_SLOTS	4
+
 /* one lazy run not adopted, in &bpf_call_hook_cpu.runs */
 #define RTG_RUNS_ONE_LAZY	(BPF_CALL_HOOK_RUN_LAZY_EXITED - 1)
 

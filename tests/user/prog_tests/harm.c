@@ -417,13 +417,16 @@ void test_harm_table_cap(void)
  * its runs are lazy and keep 8 bytes of their frame, their records room
  * for a sample of four resources only, and the stop releases all twenty
  * by the description. Loaded with rtg_release on, it is not bare, its
- * runs are current from their entry and keep the whole area.
+ * runs are current from their entry and keep the whole area. Loaded with
+ * bpf_jit_harden=2 (no symbols: no lazy runs), its runs are current from
+ * their entry with an area of 144 bytes, room for the sample.
  */
 WITH_MODULE(test_harm_table_cap_described, "track=1 watchdog_ms=100 check_held=0 describe=1");
 void test_harm_table_cap_described(void)
 {
 	struct harm_bpf *skel = harm_load("harm_many_refs"), *full = NULL;
 	static struct rtg_held h;
+	char old[16];
 
 	if (!skel)
 		return;
@@ -444,6 +447,18 @@ void test_harm_table_cap_described(void)
 		ASSERT_EQ(h.slots, 19u, "loaded with rtg_release on: slots of 512 bytes");
 		ASSERT_EQ(h.lazy, 0, "loaded with rtg_release on: not lazy");
 		ASSERT_EQ(h.run_area, 512u, "loaded with rtg_release on: run area");
+	}
+	harm_bpf__destroy(full);
+	full = NULL;
+	if (ASSERT_OK(jit_harden_set(old, sizeof(old)), "bpf_jit_harden=2"))
+		full = harm_load("harm_many_refs");
+	write_file(JIT_HARDEN, old);
+	if (full && ASSERT_OK(held_find(prog_id_of(full->progs.harm_many_refs), &h),
+			      "in held, loaded with bpf_jit_harden=2")) {
+		ASSERT_EQ(h.bare, 1, "hardened: bare");
+		ASSERT_EQ(h.lazy, 0, "hardened: not lazy");
+		ASSERT_EQ(h.run_area, 144u, "hardened: run area");
+		ASSERT_EQ(h.slots, 4u, "hardened: slots");
 	}
 	harm_bpf__destroy(full);
 	harm_bpf__destroy(skel);

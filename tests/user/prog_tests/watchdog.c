@@ -870,12 +870,47 @@ static int wd_run_preempted(struct watchdog_bpf *skel, double *ms, bool *preempt
 	return ret;
 }
 
+/* the distribution's kernel preempts voluntarily unless told: full, saved in mode */
+static void wd_preempt_full(char *mode, size_t len)
+{
+	mode[0] = 0;
+	if (access(PREEMPT_MODE, F_OK) == 0) {
+		snprintf(mode, len, "%s", file_read(PREEMPT_MODE));
+		ASSERT_OK(write_file(PREEMPT_MODE, "full"), "preempt=full");
+	}
+}
+
+/* the preemption mode wd_preempt_full() saved */
+static void wd_preempt_restore(char *mode)
+{
+	/* "none voluntary (full)": the one in brackets */
+	char *l = strchr(mode, '('), *r = l ? strchr(l, ')') : NULL;
+
+	if (r) {
+		*r = 0;
+		ASSERT_OK(write_file(PREEMPT_MODE, l + 1), "preempt=%s again", l + 1);
+	}
+}
+
+/* wd_loop's outer for about @own_ms of its own time on this CPU */
+static int wd_loop_calibrate(struct watchdog_bpf *skel, double own_ms)
+{
+	double ms;
+
+	/* the second run: the first warms up */
+	skel->data->outer = 20;
+	ASSERT_OK(run_prog_timed(skel->progs.wd_loop, &ms), "calibration run");
+	ASSERT_OK(run_prog_timed(skel->progs.wd_loop, &ms), "calibration run");
+	printf("  20 outer: %.1f ms\n", ms);
+	return (int)(20 * own_ms / (ms > 0.1 ? ms : 0.1)) + 1;
+}
+
 WITH_MODULE(test_watchdog_preempted, "track=1 watchdog_ms=400 hold_limit_us=400000");
 void test_watchdog_preempted(void)
 {
 	struct watchdog_bpf *skel = wd_load();
 	static struct rtg_held h;
-	char mode[64] = "", needle[64];
+	char mode[64], needle[64];
 	bool preempted = false;
 	int tries, ret = -1;
 	uint32_t id;
@@ -884,18 +919,10 @@ void test_watchdog_preempted(void)
 	if (!skel)
 		return;
 	id = prog_id_of(skel->progs.wd_loop);
-	/* the distribution's kernel preempts voluntarily unless told */
-	if (access(PREEMPT_MODE, F_OK) == 0) {
-		snprintf(mode, sizeof(mode), "%s", file_read(PREEMPT_MODE));
-		ASSERT_OK(write_file(PREEMPT_MODE, "full"), "preempt=full");
-	}
+	wd_preempt_full(mode, sizeof(mode));
 	ASSERT_OK(pin_cpu(0), "pin to CPU 0");
-	/* about 120 ms of the run's own time (the second run: the first warms up) */
-	skel->data->outer = 20;
-	ASSERT_OK(run_prog_timed(skel->progs.wd_loop, &ms), "calibration run");
-	ASSERT_OK(run_prog_timed(skel->progs.wd_loop, &ms), "calibration run");
-	printf("  20 outer: %.1f ms\n", ms);
-	skel->data->outer = (int)(20 * 120 / (ms > 0.1 ? ms : 0.1)) + 1;
+	/* about 120 ms of the run's own time */
+	skel->data->outer = wd_loop_calibrate(skel, 120);
 	/*
 	 * a calibration slowed by the host leaves the run shorter than the
 	 * hog's 30 ms sleep: it then ran alone, and its wall time is its own
@@ -922,15 +949,84 @@ void test_watchdog_preempted(void)
 		ASSERT_EQ(h.stops, 1L, "stops");
 		ASSERT_EQ(h.nruns, 0, "runs left");
 	}
-	if (mode[0]) {
-		/* "none voluntary (full)": the one in brackets */
-		char *l = strchr(mode, '('), *r = l ? strchr(l, ')') : NULL;
+	wd_preempt_restore(mode);
+	watchdog_bpf__destroy(skel);
+}
 
-		if (r) {
-			*r = 0;
-			ASSERT_OK(write_file(PREEMPT_MODE, l + 1), "preempt=%s again", l + 1);
-		}
+/*
+ * Many lazy runs in flight on one CPU at once: 64 threads on CPU 0, under
+ * full preemption, each run wd_loop for about 40 ms of its own time, so
+ * that the ticks adopt every run while all are in flight, more than the
+ * CPU's pool holds at first (50). The pool grows (from process context:
+ * a run that finds it empty is adopted by a later tick), no run is
+ * stopped, and every record is back in its pool afterwards.
+ */
+#define WD_POOL_THREADS 64
+
+struct wd_pool_run {
+	pthread_t th;
+	struct watchdog_bpf *skel;
+	pthread_barrier_t *go;
+	int err, ret;
+};
+
+static void *wd_pool_fn(void *arg)
+{
+	struct wd_pool_run *r = arg;
+
+	r->err = pin_cpu(0);
+	pthread_barrier_wait(r->go);
+	if (!r->err)
+		r->ret = run_prog(r->skel->progs.wd_loop);
+	return NULL;
+}
+
+WITH_MODULE(test_watchdog_lazy_pool, "track=1 check_held=0 describe=1 watchdog_ms=10000");
+void test_watchdog_lazy_pool(void)
+{
+	static struct wd_pool_run runs[WD_POOL_THREADS];
+	struct watchdog_bpf *skel = wd_load();
+	uint64_t records0, records1;
+	pthread_barrier_t go;
+	static struct rtg_held h;
+	char mode[64];
+	int i, ok = 0;
+	double t0;
+
+	if (!skel)
+		return;
+	if (ASSERT_OK(held_find(prog_id_of(skel->progs.wd_loop), &h), "in held"))
+		ASSERT_EQ(h.lazy, 1, "wd_loop: lazy");
+	wd_preempt_full(mode, sizeof(mode));
+	ASSERT_OK(pin_cpu(0), "pin to CPU 0");
+	skel->data->outer = wd_loop_calibrate(skel, 40);
+	records0 = wd_stat("lazy_records");
+	pthread_barrier_init(&go, NULL, WD_POOL_THREADS);
+	for (i = 0; i < WD_POOL_THREADS; i++) {
+		runs[i] = (struct wd_pool_run){ .skel = skel, .go = &go, .ret = -1 };
+		if (!ASSERT_OK(pthread_create(&runs[i].th, NULL, wd_pool_fn, &runs[i]),
+			       "thread %d", i))
+			break;
 	}
+	t0 = now_ms();
+	for (int j = 0; j < i; j++) {
+		pthread_join(runs[j].th, NULL);
+		ASSERT_OK(runs[j].err, "thread %d on CPU 0", j);
+		ok += runs[j].ret == 0;
+	}
+	records1 = wd_stat("lazy_records");
+	printf("  %d runs returned 0 in %.0f ms; records %llu, then %llu, %llu adoptions deferred\n",
+	       ok, now_ms() - t0, (unsigned long long)records0, (unsigned long long)records1,
+	       (unsigned long long)wd_stat("lazy_adoptions_deferred"));
+	ASSERT_EQ(ok, WD_POOL_THREADS, "runs not stopped");
+	ASSERT_GT(records1, records0, "records: the pool grew");
+	ASSERT_EQ(wd_stat("lazy_records_in_use"), 0, "records not back in their pool");
+	if (ASSERT_OK(held_find(prog_id_of(skel->progs.wd_loop), &h), "in held")) {
+		ASSERT_EQ(h.stops, 0L, "stops");
+		ASSERT_EQ(h.lazy_runs, 0, "lazy runs in flight, not adopted");
+	}
+	pthread_barrier_destroy(&go);
+	wd_preempt_restore(mode);
 	watchdog_bpf__destroy(skel);
 }
 
