@@ -257,6 +257,14 @@ enum rtg_sample_flags {
 	RTG_SAMPLE_WATCH = BIT(1),
 };
 
+/*
+ * Entries of a bare described run's table, which only samples fill
+ * (rtg_run_sample()): the resources a hold limit judges first in order of
+ * acquisition, whose oldest hold is the run's longest. A hold of a later
+ * one counts only from the first sample that kept it.
+ */
+#define RTG_SAMPLE_SLOTS	4
+
 /**
  * struct rtg_run - one run of a tracked program
  * @count: entries used in @held, the top; entries below it whose @obj is

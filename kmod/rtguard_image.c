@@ -13,6 +13,7 @@
 
 #include "rtguard.h"
 #include "rtguard_image.h"
+#include "rtguard_lazy.h"
 #include "rtguard_param.h"
 #include "rtguard_run.h"
 #include "rtguard_slow.h"

@@ -30,7 +30,6 @@
 
 #include "rtguard.h"
 #include "rtguard_lazy.h"
-#include "rtguard_run.h"
 
 /* a lazy run's exit flags once adopted: no run in a frame has this stop */
 #define RTG_LAZY_ADOPTED	U32_MAX
@@ -81,6 +80,8 @@ struct rtg_lazy_pool {
 	int busy;
 	struct irq_work refill;
 };
+
+DEFINE_PER_CPU(struct bpf_call_hook_cpu, rtg_watch_cpu);
 
 static DEFINE_PER_CPU(struct rtg_lazy_pool, rtg_lazy_pool);
 /* every chunk, appended by the refills, freed at module exit */

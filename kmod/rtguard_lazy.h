@@ -8,6 +8,16 @@
 
 #include "rtguard.h"
 
+/*
+ * The runs in flight on each CPU, which the JIT counts and the module
+ * adopts (rtg_lazy_adopt()), and whether the CPU is watched, which the
+ * watchdog writes (rtguard_watchdog.c)
+ */
+DECLARE_PER_CPU(struct bpf_call_hook_cpu, rtg_watch_cpu);
+
+/* one lazy run not adopted, in &bpf_call_hook_cpu.runs */
+#define RTG_RUNS_ONE_LAZY	(BPF_CALL_HOOK_RUN_LAZY_EXITED - 1)
+
 struct rtg_run *rtg_lazy_adopt(struct bpf_call_hook_run *area, struct rtg_prog *tp);
 struct rtg_run *rtg_lazy_run_of(struct bpf_call_hook_run *area);
 void rtg_lazy_give_up(struct rtg_run *run);

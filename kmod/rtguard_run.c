@@ -30,8 +30,6 @@
 #include "rtguard_slow.h"
 #include "rtguard_trace.h"
 
-DEFINE_PER_CPU(struct bpf_call_hook_cpu, rtg_watch_cpu);
-
 #define RTG_SPIN_LOCK_SLOTS	1	/* a bpf_spin_lock, counted apart by the verifier */
 
 /* struct rtg_run is the module's view of the run the JIT keeps */

@@ -26,24 +26,6 @@ struct rtg_tick {
 	u32 watched_us;
 };
 
-/*
- * The runs in flight on each CPU, which the JIT counts and the module
- * adopts (rtg_lazy_adopt()), and whether the CPU is watched, which the
- * watchdog writes (rtguard_watchdog.c)
- */
-DECLARE_PER_CPU(struct bpf_call_hook_cpu, rtg_watch_cpu);
-
-/*
- * Entries of a bare described run's table, which only samples fill
- * (rtg_run_sample()): the resources a hold limit judges first in order of
- * acquisition, whose oldest hold is the run's longest. A hold of a later
- * one counts only from the first sample that kept it.
- */
-#define RTG_SAMPLE_SLOTS	4
-
-/* one lazy run not adopted, in &bpf_call_hook_cpu.runs */
-#define RTG_RUNS_ONE_LAZY	(BPF_CALL_HOOK_RUN_LAZY_EXITED - 1)
-
 extern struct mutex rtg_progs_lock;
 extern struct list_head rtg_progs;
 u32 rtg_run_size(u32 max_refs);
