@@ -204,12 +204,12 @@ struct rtg_run *rtg_lazy_adopt(struct bpf_call_hook_run *area, struct rtg_prog *
 
 	/* set only here, on the run's own CPU, with interrupts off */
 	if (READ_ONCE(area->exit_flags) == RTG_LAZY_ADOPTED)
-		return rtg_lazy_run_of(area);
+		goto adopted;
 	local_irq_save(flags);
 	/* the watchdog timer may have adopted it since */
 	if (area->exit_flags == RTG_LAZY_ADOPTED) {
 		local_irq_restore(flags);
-		return rtg_lazy_run_of(area);
+		goto adopted;
 	}
 	l = rtg_lazy_take();
 	if (!l) {
@@ -229,14 +229,19 @@ struct rtg_run *rtg_lazy_adopt(struct bpf_call_hook_run *area, struct rtg_prog *
 	WRITE_ONCE(current->bpf_hook_run, (struct bpf_call_hook_run *)run);
 	local_irq_restore(flags);
 	return run;
+adopted:
+	run = rtg_lazy_run_of(area);
+	return IS_ERR(run) ? NULL : run;
 }
 
 /**
  * rtg_lazy_run_of() - the adopted run of a lazy run area
  * @area: a run area whose exit flags its run's exit found set
  *
- * Return: its run, the current one, or NULL when @area is not the area
- * of a lazy run the module adopted (it is then a run in its frame).
+ * Return: its run, the current one; NULL when @area is not the area of a
+ * lazy run the module adopted (it is then a run in its frame); or
+ * ERR_PTR(-ESRCH), after a warning, when the task's current run is not
+ * the one adopted from @area, which nothing is then done with.
  */
 struct rtg_run *rtg_lazy_run_of(struct bpf_call_hook_run *area)
 {
@@ -244,11 +249,11 @@ struct rtg_run *rtg_lazy_run_of(struct bpf_call_hook_run *area)
 
 	if (READ_ONCE(area->exit_flags) != RTG_LAZY_ADOPTED)
 		return NULL;
-	if (!WARN_ONCE(!run || !rtg_prog_lazy(rtg_run_prog(run)) ||
-		       rtg_lazy_of(run)->area != area,
-		       "adopted lazy run is not its task's current run\n"))
-		return run;
-	return NULL;
+	if (WARN_ONCE(!run || !rtg_prog_lazy(rtg_run_prog(run)) ||
+		      rtg_lazy_of(run)->area != area,
+		      "adopted lazy run is not its task's current run\n"))
+		return ERR_PTR(-ESRCH);
+	return run;
 }
 
 /**

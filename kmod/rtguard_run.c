@@ -463,6 +463,8 @@ u64 rtg_run_exit(u64 ret, struct bpf_call_hook_run *hook_run)
 
 	if (!run)
 		return rtg_run_ended((struct rtg_run *)hook_run, ret);
+	if (IS_ERR(run))
+		return ret;
 	rtg_lazy_give_up(run);
 	ret = rtg_run_ended(run, ret);
 	rtg_lazy_free(run);
