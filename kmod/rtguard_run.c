@@ -15,7 +15,9 @@
  * allocated, searched or shared while a program runs, and any number of
  * runs may sleep or nest at once. current->bpf_hook_run points to the
  * innermost run of the task; runs in interrupts nest on it and return
- * before the interrupted run goes on.
+ * before the interrupted run goes on. A bare described program's runs
+ * are lazy instead: 8 bytes of their frame, and a record from their
+ * CPU's pool once adopted (rtguard_lazy.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -75,7 +77,7 @@ u32 rtg_run_size(u32 max_refs)
 		     rounddown(BPF_CALL_HOOK_MAX_RUN_SIZE, 8));
 }
 
-/* Bytes of the run area of a bare described program. */
+/* Bytes of the run area of a bare described program whose runs are not lazy. */
 static u32 rtg_run_size_sampled(void)
 {
 	return round_up(struct_size_t(struct rtg_run, held, RTG_SAMPLE_SLOTS), 8);
