@@ -617,16 +617,18 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 			hook->pre_flag = &rtg_slow_acquire;
 		/*
 		 * A bare program's calls record nothing its table does not
-		 * need (no post hook), and a call that only gives back is no
-		 * place to stop either: the call that took what it gives back
-		 * was one, and a run makes no more such calls in a row than
-		 * it holds resources.
+		 * need (no post hook but a traced call's, which records the
+		 * call alone), and a call that only gives back is no place to
+		 * stop either: the call that took what it gives back was one,
+		 * and a run makes no more such calls in a row than it holds
+		 * resources.
 		 */
-		if (site->tprog->bare_calls && !(site->flags & RTG_SITE_TRACE)) {
+		if (site->tprog->bare_calls) {
 			hook->post = NULL;
 			hook->save_reg = 0;
 			if (rtg_roles[site->role].consumes &&
-			    !rtg_roles[site->role].holds) {
+			    !rtg_roles[site->role].holds &&
+			    !(site->flags & RTG_SITE_TRACE)) {
 				hook->pre = NULL;
 				hook->pre_flag = NULL;
 				hook->plain_when_clear = false;

@@ -75,6 +75,43 @@ int track_orders(void *ctx)
 	return 0;
 }
 
+/*
+ * Five objects held at once, more than the sample a bare described run's
+ * table keeps (RTG_SAMPLE_SLOTS), given back newest first.
+ */
+SEC("syscall")
+int track_five(void *ctx)
+{
+	struct rtg_test_obj *a = rtg_test_obj_get(1), *b = rtg_test_obj_get(2);
+	struct rtg_test_obj *c = rtg_test_obj_get(3), *d = rtg_test_obj_get(4);
+	struct rtg_test_obj *e = rtg_test_obj_get(5);
+	int missing = 0;
+
+	seen[0] = (__u64)a;
+	seen[4] = (__u64)e;
+	if (e)
+		rtg_test_obj_put(e);
+	else
+		missing++;
+	if (d)
+		rtg_test_obj_put(d);
+	else
+		missing++;
+	if (c)
+		rtg_test_obj_put(c);
+	else
+		missing++;
+	if (b)
+		rtg_test_obj_put(b);
+	else
+		missing++;
+	if (a)
+		rtg_test_obj_put(a);
+	else
+		missing++;
+	return missing;
+}
+
 SEC("syscall")
 int track_branch(void *ctx)
 {

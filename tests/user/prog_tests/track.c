@@ -259,6 +259,80 @@ void test_track_debug_in_line(void)
 	track_bpf__destroy(skel);
 }
 
+/*
+ * A bare described program in debug mode: its table keeps nothing but a
+ * sample of RTG_SAMPLE_SLOTS, so its traced calls only record the call,
+ * even while the event sends them through their post hooks. Its runs are
+ * not lazy: a debug-mode program's exits are hooked on a flag, which the
+ * kernel keeps from lazy runs. Five objects held at once, five times, with
+ * the event on: each call recorded, and no run left incomplete, unmatched
+ * or with leftovers; a run blocked holding an object, its table empty.
+ */
+WITH_MODULE(test_track_debug_described, "track=1 check_held=0 debug=flag");
+void test_track_debug_described(void)
+{
+	uint64_t live0 = 0, live1 = 0;
+	static struct rtg_held h;
+	struct track_bpf *skel;
+	int i, n, gets = 0;
+	char **lines;
+	pthread_t th;
+	uint32_t id;
+	void *ret;
+
+	ASSERT_OK(testmod_live(&live0), "live objects");
+	skel = track_bpf__open();
+	if (!ASSERT_OK_PTR(skel, "open track"))
+		return;
+	prog_set_debug(skel->progs.track_five);
+	prog_set_debug(skel->progs.track_block);
+	if (!ASSERT_OK(track_bpf__load(skel), "load track")) {
+		track_bpf__destroy(skel);
+		return;
+	}
+	id = prog_id_of(skel->progs.track_five);
+	if (ASSERT_OK(held_find(id, &h), "track_five in held")) {
+		ASSERT_EQ(h.described, 1, "described");
+		ASSERT_EQ(h.bare, 1, "bare");
+		ASSERT_EQ(h.lazy, 0, "lazy");
+		ASSERT_LT(h.slots, 5U, "a sample smaller than what a run holds");
+	}
+	if (!ASSERT_OK(strace_start(), "enable the trace event"))
+		goto out;
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(run_prog(skel->progs.track_five), 0, "run %d", i);
+	n = strace_lines(id, &lines, NULL);
+	for (i = 0; i < n; i++)
+		gets += strstr(lines[i], "rtg_test_obj_get(") != NULL;
+	if (n > 0)
+		printf("  %s\n  %s\n", lines[0], lines[n - 1]);
+	ASSERT_EQ(n, 50, "calls recorded");
+	ASSERT_EQ(gets, 25, "rtg_test_obj_get calls");
+	expect_clean("debug mode, described, event on", id);
+
+	id = prog_id_of(skel->progs.track_block);
+	if (!ASSERT_OK(testmod_go(false), "go=0"))
+		goto out_trace;
+	pthread_create(&th, NULL, block_thread, skel);
+	if (ASSERT_EQ(wait_blocked(1, 5000), 1, "runs blocked")) {
+		ASSERT_OK(held_find(id, &h), "track_block in held");
+		printf("  mid-run snapshot of track_block (prog %u):\n%s", id, h.text);
+		ASSERT_HAS_STR(h.text, " top=0 ", "nothing in the run's table");
+		ASSERT_OK(testmod_live(&live1), "live objects");
+		ASSERT_EQ(live1, live0 + 1, "live objects while blocked");
+	}
+	ASSERT_OK(testmod_go(true), "go=1");
+	pthread_join(th, &ret);
+	ASSERT_EQ((long)ret, 0, "track_block's return");
+	expect_clean("after the blocked run", id);
+out_trace:
+	strace_stop();
+out:
+	ASSERT_OK(testmod_live(&live1), "live objects");
+	ASSERT_EQ(live1, live0, "live objects after the runs");
+	track_bpf__destroy(skel);
+}
+
 WITH_MODULE(test_track_snapshot, "track=1 check_held=1");
 void test_track_snapshot(void)
 {
