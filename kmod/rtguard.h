@@ -462,6 +462,10 @@ static inline bool rtg_prog_lazy(const struct rtg_prog *tp)
  * @nr_sites: number of entries used in @sites
  * @max_sites: number of entries allocated in @sites
  * @counts: per-CPU call counters, one per site, for pass-through images
+ * @on_cycle: while its sites are chosen, for the main image of a bare
+ *	described program that does not sleep, the instructions on a cycle
+ *	of its control flow (rtg_cfg_on_cycle()): its runs make its other
+ *	calls at most once; NULL for any other image, or when not known
  * @sites: the hooked call sites, in instruction order
  */
 struct rtg_image {
@@ -477,6 +481,7 @@ struct rtg_image {
 	u32 nr_sites;
 	u32 max_sites;
 	u64 __percpu *counts;
+	unsigned long *on_cycle;
 	struct rtg_site sites[] __counted_by(max_sites);
 };
 
@@ -802,7 +807,7 @@ long rtg_pre(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct rtg_site *site
 u32 rtg_track_prog_verified(struct bpf_prog *prog, bool capable,
 			    const struct bpf_retval_range *retval);
 bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
-		      struct bpf_call_hook_site *hook);
+		      struct bpf_call_hook_site *hook, bool once);
 
 /* rtguard_stop_policy.c */
 u32 rtg_stop_policy_verified(struct bpf_prog *prog,

@@ -5,6 +5,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/bpf_call_hook.h>
 #include <linux/filter.h>
 #include <linux/module.h>
@@ -12,6 +13,7 @@
 #include <linux/slab.h>
 
 #include "rtguard.h"
+#include "rtguard_cfg.h"
 #include "rtguard_image.h"
 #include "rtguard_lazy.h"
 #include "rtguard_param.h"
@@ -110,6 +112,8 @@ static void rtg_image_free(struct rtg_image *image)
 	image->tprog = NULL;
 	free_percpu(image->counts);
 	image->counts = NULL;
+	bitmap_free(image->on_cycle);
+	image->on_cycle = NULL;
 	/* readers of the trace may still need its traced sites */
 	if (!rtg_image_retire(image))
 		kvfree(image);
@@ -185,6 +189,14 @@ static void *rtg_prog_init(struct bpf_prog *prog)
 		    image->tprog->bare_calls)
 			bpf_call_hook_main_aux(prog)->call_hook_flags |=
 				BPF_CALL_HOOK_RUN_LAZY | BPF_CALL_HOOK_LAZY_AREA;
+		/*
+		 * where such a program's runs make a call at most once, the
+		 * call is no place to stop (rtg_track_select())
+		 */
+		if (!bpf_is_subprog(prog) && image->tprog->described &&
+		    image->tprog->bare_calls && !image->tprog->sleepable &&
+		    mode != RTG_IMAGE_TRACE)
+			image->on_cycle = rtg_cfg_on_cycle(prog->insnsi, prog->len);
 		if (!bpf_is_subprog(prog) && image->tprog->trace_runs)
 			rtg_trace_name_run(image);
 	}
@@ -239,7 +251,8 @@ static bool rtg_select(void *data, struct bpf_prog *prog,
 
 	if (image->tprog && !image->tprog->trace_only && call->func) {
 		site->tprog = image->tprog;
-		rtg_track_select(site, info, hook);
+		rtg_track_select(site, info, hook, image->on_cycle &&
+				 !test_bit(call->insn - prog->insnsi, image->on_cycle));
 	} else if (image->mode == RTG_IMAGE_TRACE) {
 		/*
 		 * while nothing reads the event, the call is made alone; else

@@ -31,7 +31,7 @@
 static bool rtg_track;
 module_param_cb(track, &rtg_bool_ops, &rtg_track, 0644);
 MODULE_PARM_DESC(track,
-		 "Track what each run holds of the programs verified while set, loaded with CAP_BPF and calling a helper or kfunc: every call is a place the watchdog can stop them (default: off)");
+		 "Track what each run holds of the programs verified while set, loaded with CAP_BPF and calling a helper or kfunc: every call is a place the watchdog can stop them, but those a described program makes plainly (see describe) (default: off)");
 
 /*
  * The run of a lazy program making a call at @site from the frame @fp,
@@ -542,16 +542,18 @@ u32 rtg_track_prog_verified(struct bpf_prog *prog, bool capable,
  * @site: the site, filled in but for its role
  * @info: the verifier's description of the call, or NULL
  * @hook: what the JIT emits around the call
+ * @once: the program is bare and described, and its runs make this call
+ *	at most once (&rtg_image.on_cycle)
  *
  * Every call of a tracked program gets the pre hook (a place where the
  * watchdog can stop the run), but a bare program's calls that only give
- * back; acquiring and releasing calls get the post hook of their role,
- * but a bare program's that its table does not need.
+ * back, and those @once; acquiring and releasing calls get the post hook
+ * of their role, but a bare program's that its table does not need.
  *
  * Return: true.
  */
 bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
-		      struct bpf_call_hook_site *hook)
+		      struct bpf_call_hook_site *hook, bool once)
 {
 	char name[KSYM_NAME_LEN], stop_release[RTG_FN_NAME_LEN];
 	struct rtg_fn_facts facts;
@@ -628,11 +630,22 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 			hook->save_reg = 0;
 			if (rtg_roles[site->role].consumes &&
 			    !rtg_roles[site->role].holds &&
-			    !(site->flags & RTG_SITE_TRACE)) {
-				hook->pre = NULL;
-				hook->pre_flag = NULL;
-				hook->plain_when_clear = false;
-			}
+			    !(site->flags & RTG_SITE_TRACE))
+				once = true;
+		}
+		/*
+		 * Nor is a call a run makes at most once: a run that loops
+		 * makes its calls on the loop again, and one that does not
+		 * ends soon after (its program does not sleep). A sample
+		 * that sees what it took knows it from anything taken before.
+		 */
+		if (once && site->tprog->bare_calls &&
+		    site->role != RTG_ROLE_DYNPTR_CLONE) {
+			hook->pre = NULL;
+			hook->pre_flag = NULL;
+			hook->plain_when_clear = false;
+			hook->may_skip = false;
+			site->flags &= ~RTG_SITE_SKIP;
 		}
 	}
 	if (!hook->post && (site->flags & RTG_SITE_TRACE))

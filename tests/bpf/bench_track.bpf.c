@@ -2,8 +2,9 @@
 /*
  * Tracking benchmark programs (tc, so that BPF_PROG_TEST_RUN repeats and
  * times them): ten acquire+release pairs per run, and twenty (_x2, so
- * that what the ten more cost is the pairs' alone), with 0, 1, 8 or 16
- * other references held meanwhile, acquired before and released after
+ * that what the ten more cost is the pairs' alone), unrolled (a run makes
+ * each call once) or on a loop (_loop), with 0, 1, 8 or 16 other
+ * references held meanwhile, acquired before and released after
  * them, first in first out within each group of eight; and ten atomic
  * adds on a map value as the yardstick the maintainers named. 16, not
  * more: a run's table holds 18 references (a 512-byte run area).
@@ -23,6 +24,7 @@ static __always_inline int task_pairs(int n)
 {
 	int i, bad = 0;
 
+#pragma clang loop unroll(full)
 	for (i = 0; i < n; i++) {
 		struct task_struct *t = bpf_task_from_pid(1);
 
@@ -51,6 +53,7 @@ int pairs_obj(struct __sk_buff *skb)
 {
 	int i, bad = 0;
 
+#pragma clang loop unroll(full)
 	for (i = 0; i < PAIRS; i++) {
 		struct rtg_test_obj *o = rtg_test_obj_get(1);
 
@@ -60,6 +63,35 @@ int pairs_obj(struct __sk_buff *skb)
 			bad++;
 	}
 	return bad;
+}
+
+/* The same pairs on a loop, which a run makes its calls on again. */
+static __always_inline int task_pairs_looped(int n)
+{
+	int i, bad = 0;
+
+#pragma clang loop unroll(disable)
+	for (i = 0; i < n; i++) {
+		struct task_struct *t = bpf_task_from_pid(1);
+
+		if (t)
+			bpf_task_release(t);
+		else
+			bad++;
+	}
+	return bad;
+}
+
+SEC("tc")
+int pairs_task_loop(struct __sk_buff *skb)
+{
+	return task_pairs_looped(PAIRS);
+}
+
+SEC("tc")
+int pairs_task_loop_x2(struct __sk_buff *skb)
+{
+	return task_pairs_looped(2 * PAIRS);
 }
 
 SEC("tc")

@@ -341,3 +341,49 @@ __naked void name(void)							\
 
 HELD_LOCK_PROG(held_partly_lock, "")
 HELD_LOCK_PROG(held_lock_places, "r6 = %[held_lock] ll;")
+
+int loops = 3;
+
+/*
+ * A program that does not sleep: a pair its runs make once, then the same
+ * pair on a loop (the compiler cannot unroll it: the bound is a global).
+ */
+SEC("tc")
+int held_once(struct __sk_buff *skb)
+{
+	struct rtg_test_obj *o = rtg_test_obj_get(1);
+	int i, r = 0;
+
+	if (o)
+		rtg_test_obj_put(o);
+	for (i = 0; i < loops && i < 8; i++) {
+		o = rtg_test_obj_get(2);
+		if (o) {
+			rtg_test_obj_put(o);
+			r++;
+		}
+	}
+	return r;
+}
+
+/*
+ * A call made once, then a loop entered by a jump past its call, which
+ * lies below the loop's test: on the cycle all the same.
+ */
+SEC("tc")
+int held_once_entered(struct __sk_buff *skb)
+{
+	asm volatile (
+	"r6 = 0;"
+	"call %[bpf_get_prandom_u32];"
+	"goto 2f;"
+"1:"
+	"call %[bpf_get_prandom_u32];"
+	"r6 += 1;"
+"2:"
+	"if r6 < 3 goto 1b;"
+	:
+	: [bpf_get_prandom_u32]"i"(bpf_get_prandom_u32)
+	: "r0", "r1", "r2", "r3", "r4", "r5", "r6", "memory");
+	return 0;
+}

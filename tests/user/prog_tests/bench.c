@@ -151,9 +151,10 @@ void bench_calls(void)
 			       (fns[v] - fns[V_BASE]) / CALLS_PER_RUN);
 }
 
-#define TRACK_PROGS 13
+#define TRACK_PROGS 15
 #define TRACK_X2 7	/* the twenty-pair variants of 0, 2, 3 and 4 */
 #define TRACK_PARTLY 11	/* pairs_task after a call whose paths differ, and _x2 */
+#define TRACK_LOOP 13	/* pairs_task's pairs on a loop, and _x2 */
 #define PAIRS_PER_RUN 10
 
 static const char *const track_progs[TRACK_PROGS] = {
@@ -161,6 +162,7 @@ static const char *const track_progs[TRACK_PROGS] = {
 	"pairs_task_held16", "atomic_adds", "plain_adds",
 	"pairs_task_x2", "pairs_task_held1_x2", "pairs_task_held8_x2",
 	"pairs_task_held16_x2", "pairs_task_partly", "pairs_task_partly_x2",
+	"pairs_task_loop", "pairs_task_loop_x2",
 };
 
 /* ns per run of one tc program: one round of BENCH_RUNS runs. */
@@ -351,10 +353,10 @@ static void print_track_row(double ns[3][TRACK_PROGS], double d[3][TRACK_PROGS],
 			    double atomic)
 {
 	/* the held references are tracked pairs too, as is the differing call's */
-	static const int pairs[TRACK_PARTLY + 1] = { 10, 10, 11, 18, 66,
-		[TRACK_PARTLY] = 11 };
-	static const int x2[TRACK_PARTLY + 1] = { TRACK_X2, -1, TRACK_X2 + 1, TRACK_X2 + 2,
-		TRACK_X2 + 3, [TRACK_PARTLY] = TRACK_PARTLY + 1 };
+	static const int pairs[TRACK_LOOP + 1] = { 10, 10, 11, 18, 66,
+		[TRACK_PARTLY] = 11, [TRACK_LOOP] = 10 };
+	static const int x2[TRACK_LOOP + 1] = { TRACK_X2, -1, TRACK_X2 + 1, TRACK_X2 + 2,
+		TRACK_X2 + 3, [TRACK_PARTLY] = TRACK_PARTLY + 1, [TRACK_LOOP] = TRACK_LOOP + 1 };
 	double all = d[t][i] / pairs[i];
 	double pair = all;
 
@@ -388,6 +390,7 @@ void bench_track(void)
 		for (i = 0; i < 5; i++)
 			print_track_row(ns, d, t, i, atomic);
 		print_track_row(ns, d, t, TRACK_PARTLY, atomic);
+		print_track_row(ns, d, t, TRACK_LOOP, atomic);
 		printf("  %-26s %10.0f %10.0f %14.1f %14s %12.2f\n", "pairs_task, all CPUs at once",
 		       all[0], all[t], (all[t] - all[0]) / PAIRS_PER_RUN, "",
 		       (all[t] - all[0]) / PAIRS_PER_RUN / atomic);
@@ -398,7 +401,9 @@ void bench_track(void)
 	       "   all averaged: the run's whole tracking cost over its 10 + N pairs, the N held ones acquired\n"
 	       "   before and released after the ten, first in first out within groups of eight, with entry and exit;\n"
 	       "   pairs_task_partly: the pairs after a call whose paths differ, which partly describes the program\n"
-	       "   when tracked with describe=1, and which the pairs never reach: they are not recorded)\n");
+	       "   when tracked with describe=1, and which the pairs never reach: they are not recorded;\n"
+	       "   the others' pairs are unrolled, a call each run makes once; pairs_task_loop: the same pairs on\n"
+	       "   a loop, whose calls a run makes again, where a described acquisition tests its CPU's word)\n");
 }
 
 /* Loads of bench.bpf.o's bench_calls under the given parameters. */

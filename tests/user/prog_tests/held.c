@@ -412,3 +412,47 @@ out:
 	held_bpf__destroy(full);
 	held_bpf__destroy(bare);
 }
+
+/*
+ * A bare described program that does not sleep makes the calls its runs
+ * make at most once plainly: the compare and branch stay on its loops'
+ * calls alone (held_once: its loop's acquisition; held_once_entered: the
+ * call of a loop entered by a jump past it, not the one before), and a
+ * program loaded while the events are on tests each call. Each image
+ * has one test more: its run's entry tests whether its CPU is watched.
+ * The runs give back every object.
+ */
+WITH_MODULE(test_held_once, "track=1 check_held=0 describe=1");
+void test_held_once(void)
+{
+	struct held_bpf *bare = NULL, *full = NULL;
+	uint64_t live0 = 0, live = 0;
+	struct rtg_held h;
+
+	ASSERT_OK(testmod_live(&live0), "test objects");
+	bare = held_bpf__open_and_load();
+	if (!ASSERT_OK_PTR(bare, "load held, events off"))
+		return;
+	if (ASSERT_OK(held_find(prog_id_of(bare->progs.held_once), &h), "in held")) {
+		ASSERT_EQ(h.described, 1, "described");
+		ASSERT_EQ(h.bare, 1, "bare");
+	}
+	ASSERT_EQ(flag_tests(bare->progs.held_once), 1 + 1, "bare: the loop's acquisition tested");
+	ASSERT_EQ(flag_tests(bare->progs.held_once_entered), 1 + 1, "bare: the loop's call tested");
+	ASSERT_EQ(run_prog(bare->progs.held_once), 3, "bare run");
+	ASSERT_EQ(run_prog(bare->progs.held_once_entered), 0, "bare run, loop entered");
+	if (!track_events_start())
+		goto out;
+	full = held_bpf__open_and_load();
+	track_events_stop();
+	if (!ASSERT_OK_PTR(full, "load held, events on"))
+		goto out;
+	ASSERT_EQ(flag_tests(full->progs.held_once), 1 + 4, "events on: every call tested");
+	ASSERT_EQ(flag_tests(full->progs.held_once_entered), 1 + 2, "events on: both calls tested");
+	ASSERT_EQ(run_prog(full->progs.held_once), 3, "run");
+out:
+	ASSERT_OK(testmod_live(&live), "test objects");
+	ASSERT_EQ(live, live0, "no test object left");
+	held_bpf__destroy(full);
+	held_bpf__destroy(bare);
+}

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bpf_rtguard: the control flow of a program's main function, as its JIT
+ * sees it: which of its instructions lie on a cycle, so that a call that
+ * a run makes at most once is known.
+ */
+#include <linux/bitmap.h>
+#include <linux/filter.h>
+#include <linux/minmax.h>
+#include <linux/slab.h>
+
+#include "rtguard_cfg.h"
+
+/* Longest function analysed: 4 u32 arrays of this many entries at most. */
+#define RTG_CFG_MAX_INSNS	(64 * 1024)
+
+/*
+ * The successors of instruction @i of @insn (@len instructions) in @succ;
+ * Return: how many (0 to 2).
+ */
+static int rtg_cfg_succ(const struct bpf_insn *insn, u32 len, u32 i, u32 succ[2])
+{
+	u8 class = BPF_CLASS(insn[i].code), op = BPF_OP(insn[i].code);
+	s64 next = (s64)i + 1, target;
+	int n = 0;
+
+	if (insn[i].code == (BPF_LD | BPF_IMM | BPF_DW)) {
+		next = (s64)i + 2;
+	} else if (class == BPF_JMP || class == BPF_JMP32) {
+		if (op == BPF_EXIT)
+			return 0;
+		if (op != BPF_CALL) {
+			target = next + (class == BPF_JMP32 && op == BPF_JA ?
+					 insn[i].imm : insn[i].off);
+			if (target >= 0 && target < len)
+				succ[n++] = target;
+			if (op == BPF_JA)
+				return n;
+		}
+	}
+	if (next < len)
+		succ[n++] = next;
+	return n;
+}
+
+/* Number @v, and put it on both stacks. */
+static void rtg_cfg_visit(u32 v, u32 *idx, u32 *low, u32 *counter, u32 *stk,
+			  u32 *sp, u32 *dfs, u32 *dp)
+{
+	idx[v] = *counter;
+	low[v] = (*counter)++;
+	stk[(*sp)++] = v;
+	dfs[(*dp)++] = v << 2;
+}
+
+/**
+ * rtg_cfg_on_cycle() - the instructions of a function that lie on a cycle
+ * @insn: its instructions, from the first
+ * @len: how many
+ *
+ * Tarjan's strongly connected components, walked from the first
+ * instruction without recursion: an instruction is on a cycle when its
+ * component has more than one, or it jumps to itself. Instructions never
+ * reached are on none.
+ *
+ * Return: a bitmap of @len bits (bitmap_free()), or NULL when the function
+ * is longer than RTG_CFG_MAX_INSNS or memory is short: every instruction
+ * may then be on a cycle.
+ */
+unsigned long *rtg_cfg_on_cycle(const struct bpf_insn *insn, u32 len)
+{
+	u32 *idx, *low, *stk, *dfs, sp = 0, dp = 0, counter = 1;
+	unsigned long *on_cycle;
+	u32 succ[2], v, w, p;
+	int n;
+
+	if (!len || len > RTG_CFG_MAX_INSNS)
+		return NULL;
+	on_cycle = bitmap_zalloc(len, GFP_KERNEL);
+	idx = kvcalloc(4 * (size_t)len, sizeof(u32), GFP_KERNEL);
+	if (!on_cycle || !idx) {
+		bitmap_free(on_cycle);
+		kvfree(idx);
+		return NULL;
+	}
+	low = idx + len;
+	stk = low + len;
+	dfs = stk + len;
+
+	/* dfs[]: an instruction, and in its low 2 bits its next successor */
+	rtg_cfg_visit(0, idx, low, &counter, stk, &sp, dfs, &dp);
+	while (dp) {
+		v = dfs[dp - 1] >> 2;
+		p = dfs[dp - 1] & 3;
+		n = rtg_cfg_succ(insn, len, v, succ);
+		if (p < n) {
+			dfs[dp - 1]++;
+			w = succ[p];
+			if (w == v) {
+				__set_bit(v, on_cycle);
+			} else if (!idx[w]) {
+				rtg_cfg_visit(w, idx, low, &counter, stk, &sp, dfs, &dp);
+			} else if (idx[w] != U32_MAX) {
+				/* on the stack: in v's component */
+				low[v] = min(low[v], idx[w]);
+			}
+			continue;
+		}
+		dp--;
+		if (dp)
+			low[dfs[dp - 1] >> 2] = min(low[dfs[dp - 1] >> 2], low[v]);
+		if (low[v] != idx[v])
+			continue;
+		/* v roots a component: the stack down to it */
+		if (stk[sp - 1] != v) {
+			do {
+				w = stk[--sp];
+				__set_bit(w, on_cycle);
+				idx[w] = U32_MAX;
+			} while (w != v);
+		} else {
+			idx[stk[--sp]] = U32_MAX;
+		}
+	}
+	kvfree(idx);
+	return on_cycle;
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * bpf_rtguard: the control flow of a function (rtguard_cfg.c).
+ */
+#ifndef _RTGUARD_CFG_H
+#define _RTGUARD_CFG_H
+
+#include <linux/types.h>
+
+struct bpf_insn;
+
+unsigned long *rtg_cfg_on_cycle(const struct bpf_insn *insn, u32 len);
+
+#endif /* _RTGUARD_CFG_H */
