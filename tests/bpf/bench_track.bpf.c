@@ -20,21 +20,26 @@ __u64 counter;
 
 #define PAIRS 10
 
-static __always_inline int task_pairs(int n)
-{
-	int i, bad = 0;
-
-#pragma clang loop unroll(full)
-	for (i = 0; i < n; i++) {
-		struct task_struct *t = bpf_task_from_pid(1);
-
-		if (t)
-			bpf_task_release(t);
-		else
-			bad++;
-	}
-	return bad;
+/* n pairs, unrolled (a run makes each call once) or on a loop */
+#define TASK_PAIRS(name, unroll)					\
+static __always_inline int name(int n)					\
+{									\
+	int i, bad = 0;							\
+									\
+	_Pragma(unroll)							\
+	for (i = 0; i < n; i++) {					\
+		struct task_struct *t = bpf_task_from_pid(1);		\
+									\
+		if (t)							\
+			bpf_task_release(t);				\
+		else							\
+			bad++;						\
+	}								\
+	return bad;							\
 }
+
+TASK_PAIRS(task_pairs, "clang loop unroll(full)")
+TASK_PAIRS(task_pairs_looped, "clang loop unroll(disable)")
 
 SEC("tc")
 int pairs_task(struct __sk_buff *skb)
@@ -59,23 +64,6 @@ int pairs_obj(struct __sk_buff *skb)
 
 		if (o)
 			rtg_test_obj_put(o);
-		else
-			bad++;
-	}
-	return bad;
-}
-
-/* The same pairs on a loop, which a run makes its calls on again. */
-static __always_inline int task_pairs_looped(int n)
-{
-	int i, bad = 0;
-
-#pragma clang loop unroll(disable)
-	for (i = 0; i < n; i++) {
-		struct task_struct *t = bpf_task_from_pid(1);
-
-		if (t)
-			bpf_task_release(t);
 		else
 			bad++;
 	}

@@ -154,6 +154,34 @@ static uint64_t wait_blocked(uint64_t n, int ms)
 }
 
 /*
+ * Run track_block in a thread until it blocks holding one object, with
+ * rtg_test_wait() made to block; take its program's snapshot in @h, then
+ * let it go: it returns 0 and leaves its program clean. @live0: the live
+ * test objects before. Return: whether @h holds the snapshot.
+ */
+static bool block_snapshot(struct track_bpf *skel, uint64_t live0, struct rtg_held *h)
+{
+	uint32_t id = prog_id_of(skel->progs.track_block);
+	uint64_t live1 = 0;
+	bool taken = false;
+	pthread_t th;
+	void *ret;
+
+	pthread_create(&th, NULL, block_thread, skel);
+	if (ASSERT_EQ(wait_blocked(1, 5000), 1, "runs blocked")) {
+		taken = ASSERT_OK(held_find(id, h), "track_block in held");
+		printf("  mid-run snapshot of track_block (prog %u):\n%s", id, h->text);
+		ASSERT_OK(testmod_live(&live1), "live objects");
+		ASSERT_EQ(live1, live0 + 1, "live objects while blocked");
+	}
+	ASSERT_OK(testmod_go(true), "go=1");
+	pthread_join(th, &ret);
+	ASSERT_EQ((long)ret, 0, "track_block's return");
+	expect_clean("after the blocked run", id);
+	return taken;
+}
+
+/*
  * track_orders' table has two entries and a spin lock's slot (d finds it
  * full); 10,000 runs of it all end right, leak no test object and leave
  * its table clean (@what names the case).
@@ -276,9 +304,7 @@ void test_track_debug_described(void)
 	struct track_bpf *skel;
 	int i, n, gets = 0;
 	char **lines;
-	pthread_t th;
 	uint32_t id;
-	void *ret;
 
 	ASSERT_OK(testmod_live(&live0), "live objects");
 	skel = track_bpf__open();
@@ -310,22 +336,8 @@ void test_track_debug_described(void)
 	ASSERT_EQ(gets, 25, "rtg_test_obj_get calls");
 	expect_clean("debug mode, described, event on", id);
 
-	id = prog_id_of(skel->progs.track_block);
-	if (!ASSERT_OK(testmod_go(false), "go=0"))
-		goto out_trace;
-	pthread_create(&th, NULL, block_thread, skel);
-	if (ASSERT_EQ(wait_blocked(1, 5000), 1, "runs blocked")) {
-		ASSERT_OK(held_find(id, &h), "track_block in held");
-		printf("  mid-run snapshot of track_block (prog %u):\n%s", id, h.text);
+	if (ASSERT_OK(testmod_go(false), "go=0") && block_snapshot(skel, live0, &h))
 		ASSERT_HAS_STR(h.text, " top=0 ", "nothing in the run's table");
-		ASSERT_OK(testmod_live(&live1), "live objects");
-		ASSERT_EQ(live1, live0 + 1, "live objects while blocked");
-	}
-	ASSERT_OK(testmod_go(true), "go=1");
-	pthread_join(th, &ret);
-	ASSERT_EQ((long)ret, 0, "track_block's return");
-	expect_clean("after the blocked run", id);
-out_trace:
 	strace_stop();
 out:
 	ASSERT_OK(testmod_live(&live1), "live objects");
@@ -340,30 +352,17 @@ void test_track_snapshot(void)
 	static struct rtg_held h;
 	struct track_bpf *skel;
 	char want[160];
-	uint32_t id;
-	pthread_t th;
-	void *ret;
 
 	skel = block_setup(&live0);
 	if (!skel)
 		return;
-	id = prog_id_of(skel->progs.track_block);
-	pthread_create(&th, NULL, block_thread, skel);
-	if (ASSERT_EQ(wait_blocked(1, 5000), 1, "runs blocked")) {
-		ASSERT_OK(held_find(id, &h), "track_block in held");
-		printf("  mid-run snapshot of track_block (prog %u):\n%s", id, h.text);
+	if (block_snapshot(skel, live0, &h)) {
 		snprintf(want, sizeof(want),
 			 "    obj=%#lx func=rtg_test_obj_get [rtg_testmod] release=rtg_test_obj_put insn=",
 			 (unsigned long)skel->bss->seen[0]);
 		ASSERT_HAS_STR(h.text, want, "the held object in the snapshot");
 		ASSERT_HAS_STR(h.text, " top=1 ", "the run holds one thing");
-		ASSERT_OK(testmod_live(&live1), "live objects");
-		ASSERT_EQ(live1, live0 + 1, "live objects while blocked");
 	}
-	ASSERT_OK(testmod_go(true), "go=1");
-	pthread_join(th, &ret);
-	ASSERT_EQ((long)ret, 0, "track_block's return");
-	expect_clean("after the blocked run", id);
 	ASSERT_OK(testmod_live(&live1), "live objects");
 	ASSERT_EQ(live1, live0, "live objects after the run");
 	track_bpf__destroy(skel);
