@@ -462,10 +462,11 @@ static inline bool rtg_prog_lazy(const struct rtg_prog *tp)
  * @nr_sites: number of entries used in @sites
  * @max_sites: number of entries allocated in @sites
  * @counts: per-CPU call counters, one per site, for pass-through images
- * @on_cycle: while its sites are chosen, for the main image of a bare
- *	described program that does not sleep, the instructions on a cycle
- *	of its control flow (rtg_cfg_on_cycle()): its runs make its other
- *	calls at most once; NULL for any other image, or when not known
+ * @on_cycle: for the main image of a bare described program that does
+ *	not sleep, the instructions on a cycle of its control flow
+ *	(rtg_cfg_on_cycle(), one bit an instruction, read while its sites
+ *	are chosen): its runs make its other calls at most once; NULL for
+ *	any other image, or when not known
  * @sites: the hooked call sites, in instruction order
  */
 struct rtg_image {
