@@ -626,26 +626,27 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 		 * resources.
 		 */
 		if (site->tprog->bare_calls) {
+			/*
+			 * Nor is a call a run makes at most once: a run that
+			 * loops makes its calls on the loop again, and one
+			 * that does not ends soon after (its program does not
+			 * sleep). A sample that sees what it took knows it
+			 * from anything taken before.
+			 */
+			bool plain = once ||
+				     (rtg_roles[site->role].consumes &&
+				      !rtg_roles[site->role].holds &&
+				      !(site->flags & RTG_SITE_TRACE));
+
 			hook->post = NULL;
 			hook->save_reg = 0;
-			if (rtg_roles[site->role].consumes &&
-			    !rtg_roles[site->role].holds &&
-			    !(site->flags & RTG_SITE_TRACE))
-				once = true;
-		}
-		/*
-		 * Nor is a call a run makes at most once: a run that loops
-		 * makes its calls on the loop again, and one that does not
-		 * ends soon after (its program does not sleep). A sample
-		 * that sees what it took knows it from anything taken before.
-		 */
-		if (once && site->tprog->bare_calls &&
-		    site->role != RTG_ROLE_DYNPTR_CLONE) {
-			hook->pre = NULL;
-			hook->pre_flag = NULL;
-			hook->plain_when_clear = false;
-			hook->may_skip = false;
-			site->flags &= ~RTG_SITE_SKIP;
+			if (plain && site->role != RTG_ROLE_DYNPTR_CLONE) {
+				hook->pre = NULL;
+				hook->pre_flag = NULL;
+				hook->plain_when_clear = false;
+				hook->may_skip = false;
+				site->flags &= ~RTG_SITE_SKIP;
+			}
 		}
 	}
 	if (!hook->post && (site->flags & RTG_SITE_TRACE))
