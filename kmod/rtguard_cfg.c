@@ -2,7 +2,8 @@
 /*
  * bpf_rtguard: the control flow of a program's main function, as its JIT
  * sees it: which of its instructions lie on a cycle, so that a call that
- * a run makes at most once is known.
+ * a run makes at most once is known, and whether a run of it can be
+ * anywhere but in it.
  */
 #include <linux/bitmap.h>
 #include <linux/filter.h>
@@ -124,4 +125,31 @@ unsigned long *rtg_cfg_on_cycle(const struct bpf_insn *insn, u32 len)
 	}
 	kvfree(idx);
 	return on_cycle;
+}
+
+/**
+ * rtg_cfg_straight() - whether a function runs straight through, alone
+ * @insn: its instructions, from the first
+ * @len: how many
+ * @on_cycle: rtg_cfg_on_cycle() of them
+ *
+ * Return: true when no instruction lies on a cycle and none calls another
+ * BPF function or takes one's address (a callback): a run of the function
+ * makes each of its calls at most once, and runs no other function of its
+ * program.
+ */
+bool rtg_cfg_straight(const struct bpf_insn *insn, u32 len,
+		      const unsigned long *on_cycle)
+{
+	u32 i;
+
+	if (!bitmap_empty(on_cycle, len))
+		return false;
+	for (i = 0; i < len; i++)
+		if ((insn[i].code == (BPF_JMP | BPF_CALL) &&
+		     insn[i].src_reg == BPF_PSEUDO_CALL) ||
+		    (insn[i].code == (BPF_LD | BPF_IMM | BPF_DW) &&
+		     insn[i].src_reg == BPF_PSEUDO_FUNC))
+			return false;
+	return true;
 }

@@ -191,12 +191,18 @@ static void *rtg_prog_init(struct bpf_prog *prog)
 				BPF_CALL_HOOK_RUN_LAZY | BPF_CALL_HOOK_LAZY_AREA;
 		/*
 		 * where such a program's runs make a call at most once, the
-		 * call is no place to stop (rtg_track_select())
+		 * call is no place to stop (rtg_track_select()); runs with
+		 * no place to stop at all are not bracketed
 		 */
 		if (!bpf_is_subprog(prog) && image->tprog->described &&
 		    image->tprog->bare_calls && !image->tprog->sleepable &&
-		    mode != RTG_IMAGE_TRACE)
+		    mode != RTG_IMAGE_TRACE) {
 			image->on_cycle = rtg_cfg_on_cycle(prog->insnsi, prog->len);
+			if (image->on_cycle &&
+			    rtg_cfg_straight(prog->insnsi, prog->len, image->on_cycle))
+				bpf_call_hook_main_aux(prog)->call_hook_flags &=
+					~BPF_CALL_HOOK_RUNS;
+		}
 		if (!bpf_is_subprog(prog) && image->tprog->trace_runs)
 			rtg_trace_name_run(image);
 	}

@@ -387,3 +387,36 @@ int held_once_entered(struct __sk_buff *skb)
 	: "r0", "r1", "r2", "r3", "r4", "r5", "r6", "memory");
 	return 0;
 }
+
+/*
+ * A program that does not sleep and runs straight through: its runs have
+ * no place to stop, and are not bracketed.
+ */
+SEC("tc")
+int held_straight(struct __sk_buff *skb)
+{
+	struct rtg_test_obj *o = rtg_test_obj_get(1);
+
+	if (!o)
+		return 0;
+	rtg_test_obj_put(o);
+	return 5;
+}
+
+static int held_straight_cb(__u32 i, void *ctx)
+{
+	return 0;
+}
+
+/* The same with a callback, which a run may call many times: bracketed. */
+SEC("tc")
+int held_straight_loop_cb(struct __sk_buff *skb)
+{
+	struct rtg_test_obj *o = rtg_test_obj_get(1);
+
+	if (!o)
+		return 0;
+	rtg_test_obj_put(o);
+	bpf_loop(2, held_straight_cb, NULL, 0);
+	return 5;
+}

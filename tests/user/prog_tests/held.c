@@ -456,3 +456,59 @@ out:
 	held_bpf__destroy(full);
 	held_bpf__destroy(bare);
 }
+
+/* Program prog's entry in held, its run area and whether it is bare. */
+static void straight_expect(const struct bpf_program *prog, bool bracketed, const char *what)
+{
+	struct rtg_held h;
+
+	if (!ASSERT_OK(held_find(prog_id_of(prog), &h), what))
+		return;
+	ASSERT_EQ(h.described, 1, what);
+	if (bracketed) {
+		ASSERT_GT(h.run_area, 0, what);
+	} else {
+		ASSERT_EQ(h.bare, 1, what);
+		ASSERT_EQ(h.run_area, 0, what);
+		ASSERT_EQ(h.lazy, 0, what);
+	}
+}
+
+/*
+ * A bare described program that does not sleep, has no loop and calls
+ * no BPF function has no place to stop: its runs are not bracketed (no
+ * run area, and no entry test of its CPU's watch flag), and the object
+ * it takes is given back as before. A loop, a callback or the events on
+ * at load keep the bracket.
+ */
+WITH_MODULE(test_held_straight, "track=1 check_held=0 describe=1");
+void test_held_straight(void)
+{
+	struct held_bpf *bare = NULL, *full = NULL;
+	uint64_t live0 = 0, live = 0;
+
+	ASSERT_OK(testmod_live(&live0), "test objects");
+	bare = held_bpf__open_and_load();
+	if (!ASSERT_OK_PTR(bare, "load held, events off"))
+		return;
+	straight_expect(bare->progs.held_straight, false, "straight: not bracketed");
+	straight_expect(bare->progs.held_straight_loop_cb, true, "callback: bracketed");
+	straight_expect(bare->progs.held_once, true, "loop: bracketed");
+	ASSERT_EQ(flag_tests(bare->progs.held_straight), 0, "straight: no flag test");
+	ASSERT_EQ(flag_tests(bare->progs.held_straight_loop_cb), 1, "callback: the entry's test");
+	ASSERT_EQ(run_prog(bare->progs.held_straight), 5, "straight run");
+	ASSERT_EQ(run_prog(bare->progs.held_straight_loop_cb), 5, "callback run");
+	if (!track_events_start())
+		goto out;
+	full = held_bpf__open_and_load();
+	track_events_stop();
+	if (!ASSERT_OK_PTR(full, "load held, events on"))
+		goto out;
+	straight_expect(full->progs.held_straight, true, "events on: bracketed");
+	ASSERT_EQ(run_prog(full->progs.held_straight), 5, "events on: run");
+out:
+	ASSERT_OK(testmod_live(&live), "test objects");
+	ASSERT_EQ(live, live0, "no test object left");
+	held_bpf__destroy(full);
+	held_bpf__destroy(bare);
+}
