@@ -45,6 +45,21 @@ int bench_calls(struct __sk_buff *skb)
 	return sum == 45010 ? 0 : 1;
 }
 
+int bench_loops = 10;
+
+/* The same calls on a loop: its runs are bracketed, its calls tested. */
+SEC("tc")
+int bench_calls_loop(struct __sk_buff *skb)
+{
+	__u64 sum = 0;
+	int i;
+
+#pragma clang loop unroll(disable)
+	for (i = 0; i < bench_loops && i < 10; i++)
+		sum += rtg_test_arg2(i, 1);
+	return sum == 45010 ? 0 : 1;
+}
+
 int bench_work_sum;
 
 /* a global function: each call of it is a BPF-to-BPF call of its own */
@@ -99,11 +114,29 @@ static __always_inline void call_end(__u64 ret, __u64 ip)
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 }
 
-/* One call per run: tracked minus untracked is a run's entry and exit. */
+/*
+ * One call per run: tracked minus untracked is a run's entry and exit,
+ * none for this program, which runs straight through.
+ */
 SEC("tc")
 int bench_one_call(struct __sk_buff *skb)
 {
 	return rtg_test_arg0() == 0x123456789abcdef0ULL ? 0 : 1;
+}
+
+int bench_one_turn = 1;
+
+/* The same with a loop of one turn and no call: its runs are bracketed. */
+SEC("tc")
+int bench_one_call_loop(struct __sk_buff *skb)
+{
+	int r = rtg_test_arg0() == 0x123456789abcdef0ULL ? 0 : 1;
+	int i;
+
+#pragma clang loop unroll(disable)
+	for (i = 0; i < bench_one_turn && i < 4; i++)
+		asm volatile ("" : "+r"(r));
+	return r;
 }
 
 SEC("kprobe/rtg_test_arg2")
