@@ -572,6 +572,19 @@ out:
 	watchdog_bpf__destroy(wd);
 }
 
+/* A run's entry and exit: prog1 (tracked) against prog0 (untracked). */
+static void time_entry_exit(const struct bpf_program *prog0, const struct bpf_program *prog1,
+			    const char *what, const char *target)
+{
+	double one0, one1, diff = -1, q1 = -1, q3 = -1;
+
+	time_tc_pair(bpf_program__fd(prog0), bpf_program__fd(prog1), &one0, &one1, NULL);
+	ASSERT_OK(time_tc_diff(bpf_program__fd(prog0), bpf_program__fd(prog1), &diff, &q1, &q3),
+		  "entry+exit timed, %s", what);
+	printf("  run entry+exit of a tracked program %s: %.0f ns, quartiles %.0f to %.0f, of %d back-to-back rounds (%.0f vs %.0f per run, medians; target %s)\n",
+	       what, diff, q1, q3, DIFF_ROUNDS, one0, one1, target);
+}
+
 WITH_MODULE(bench_watchdog, "");
 void bench_watchdog(void)
 {
@@ -585,26 +598,17 @@ void bench_watchdog(void)
 	guarded = bench_calls_load("1", "60000");	/* armed, never firing */
 	if (ASSERT_OK_PTR(plain, "load untracked") & ASSERT_OK_PTR(tracked, "load tracked") &
 	    ASSERT_OK_PTR(guarded, "load tracked")) {
-		double one0, one1, trk, diff = -1, q1 = -1, q3 = -1;
+		double trk;
 
 		/* loading guarded set watchdog_ms: arm it only where asked */
 		param_write("watchdog_ms", "0");
 		printf("bench: watchdog, 10 kfunc calls per run (tc test runs), %d runs x %d rounds, median\n",
 		       BENCH_RUNS, BENCH_ROUNDS);
-		time_tc_pair(bpf_program__fd(plain->progs.bench_one_call),
-			     bpf_program__fd(tracked->progs.bench_one_call), &one0, &one1, NULL);
-		ASSERT_OK(time_tc_diff(bpf_program__fd(plain->progs.bench_one_call),
-				       bpf_program__fd(tracked->progs.bench_one_call),
-				       &diff, &q1, &q3), "entry+exit timed");
-		printf("  run entry+exit of a tracked program that runs straight (one call per run, not bracketed): %.0f ns, quartiles %.0f to %.0f, of %d back-to-back rounds (%.0f vs %.0f per run, medians; target 0)\n",
-		       diff, q1, q3, DIFF_ROUNDS, one0, one1);
-		time_tc_pair(bpf_program__fd(plain->progs.bench_one_call_loop),
-			     bpf_program__fd(tracked->progs.bench_one_call_loop), &one0, &one1, NULL);
-		ASSERT_OK(time_tc_diff(bpf_program__fd(plain->progs.bench_one_call_loop),
-				       bpf_program__fd(tracked->progs.bench_one_call_loop),
-				       &diff, &q1, &q3), "entry+exit timed, loop");
-		printf("  run entry+exit of a tracked program with a loop (one call, one turn per run): %.0f ns, quartiles %.0f to %.0f, of %d back-to-back rounds (%.0f vs %.0f per run, medians; target at most 8)\n",
-		       diff, q1, q3, DIFF_ROUNDS, one0, one1);
+		time_entry_exit(plain->progs.bench_one_call, tracked->progs.bench_one_call,
+				"that runs straight (one call per run, not bracketed)", "0");
+		time_entry_exit(plain->progs.bench_one_call_loop,
+				tracked->progs.bench_one_call_loop,
+				"with a loop (one call, one turn per run)", "at most 8");
 		time_tc_pair(bpf_program__fd(plain->progs.bench_calls_loop),
 			     bpf_program__fd(tracked->progs.bench_calls_loop), &base, &trk, NULL);
 		param_write("watchdog_ms", "60000");

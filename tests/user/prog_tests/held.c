@@ -413,6 +413,19 @@ out:
 	held_bpf__destroy(bare);
 }
 
+/* held's programs loaded while the acquire and release events are on, or NULL. */
+static struct held_bpf *held_load_events_on(void)
+{
+	struct held_bpf *skel;
+
+	if (!track_events_start())
+		return NULL;
+	skel = held_bpf__open_and_load();
+	track_events_stop();
+	ASSERT_OK_PTR(skel, "load held, events on");
+	return skel;
+}
+
 /*
  * A bare described program that does not sleep makes the calls its runs
  * make at most once plainly: the compare and branch stay on its loops'
@@ -441,11 +454,8 @@ void test_held_once(void)
 	ASSERT_EQ(flag_tests(bare->progs.held_once_entered), 1 + 1, "bare: the loop's call tested");
 	ASSERT_EQ(run_prog(bare->progs.held_once), 3, "bare run");
 	ASSERT_EQ(run_prog(bare->progs.held_once_entered), 0, "bare run, loop entered");
-	if (!track_events_start())
-		goto out;
-	full = held_bpf__open_and_load();
-	track_events_stop();
-	if (!ASSERT_OK_PTR(full, "load held, events on"))
+	full = held_load_events_on();
+	if (!full)
 		goto out;
 	ASSERT_EQ(flag_tests(full->progs.held_once), 1 + 4, "events on: every call tested");
 	ASSERT_EQ(flag_tests(full->progs.held_once_entered), 1 + 2, "events on: both calls tested");
@@ -498,11 +508,8 @@ void test_held_straight(void)
 	ASSERT_EQ(flag_tests(bare->progs.held_straight_loop_cb), 1, "callback: the entry's test");
 	ASSERT_EQ(run_prog(bare->progs.held_straight), 5, "straight run");
 	ASSERT_EQ(run_prog(bare->progs.held_straight_loop_cb), 5, "callback run");
-	if (!track_events_start())
-		goto out;
-	full = held_bpf__open_and_load();
-	track_events_stop();
-	if (!ASSERT_OK_PTR(full, "load held, events on"))
+	full = held_load_events_on();
+	if (!full)
 		goto out;
 	straight_expect(full->progs.held_straight, true, "events on: bracketed");
 	ASSERT_EQ(run_prog(full->progs.held_straight), 5, "events on: run");
