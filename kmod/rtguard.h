@@ -308,10 +308,12 @@ enum rtg_sample_flags {
  * JIT fills in everything below @fast_releases at the run's entry, and
  * pushes acquisitions to and pops releases from @held in line.
  * current->bpf_hook_run points to the innermost run of the task. A lazy
- * run (rtg_prog_lazy()) keeps only its area's first 8 bytes in its frame:
- * the low half of its TSC at entry in @count and exit flags that stay 0
- * until it is adopted (rtguard_lazy.c), which gives it a struct rtg_run
- * of the module's own and makes that its task's current run. Only the
+ * run (rtg_prog_lazy()) of a program that may sleep keeps only its
+ * area's first 8 bytes in its frame: the low half of its TSC at entry in
+ * @count and exit flags that stay 0 until it is adopted; one of a program
+ * that cannot keeps nothing there (rtguard_lazy.c). Adoption gives it a
+ * struct rtg_run of the module's own and makes that its task's current
+ * run. Only the
  * run itself and the watchdog timer of the CPU it runs on write to it.
  */
 struct rtg_run {

@@ -182,13 +182,17 @@ static void *rtg_prog_init(struct bpf_prog *prog)
 			image->tprog->main_image = image;
 		/*
 		 * a bare described program's runs keep no table as they go:
-		 * the JIT only counts and times them, in 8 bytes of their
-		 * frame, until the module needs one (rtguard_lazy.c)
+		 * the JIT only counts and times them until the module needs
+		 * one (rtguard_lazy.c), with nothing in their frames (the
+		 * start in the CPU's word) unless they may sleep, when their
+		 * start must be their own: in 8 bytes of their frame
 		 */
 		if (!bpf_is_subprog(prog) && image->tprog->described &&
 		    image->tprog->bare_calls)
 			bpf_call_hook_main_aux(prog)->call_hook_flags |=
-				BPF_CALL_HOOK_RUN_LAZY | BPF_CALL_HOOK_LAZY_AREA;
+				BPF_CALL_HOOK_RUN_LAZY |
+				(image->tprog->sleepable ? BPF_CALL_HOOK_LAZY_AREA :
+							   BPF_CALL_HOOK_LAZY_CPU);
 		/*
 		 * where such a program's runs make a call at most once, the
 		 * call is no place to stop (rtg_track_select()); runs with
@@ -307,6 +311,7 @@ const struct bpf_call_hook_ops rtg_call_hook_ops = {
 	.select = rtg_select,
 	.prog_free = rtg_prog_free,
 	.run_exit = rtg_run_exit,
+	.lazy_exit = rtg_run_exit_lazy,
 	.cpu = &rtg_watch_cpu,
 	.exit_flag = &rtg_trace_runs_on,
 	.run_arm = rtg_watchdog_arm,

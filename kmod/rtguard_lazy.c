@@ -3,13 +3,18 @@
  * bpf_rtguard: lazy runs, adopted outside their frames.
  *
  * The runs of a described program are lazy (BPF_CALL_HOOK_RUN_LAZY): the
- * JIT keeps 8 bytes of their frame (BPF_CALL_HOOK_LAZY_RUN_SIZE), counts
- * them in their CPU's word and stores the low half of the TSC there at
- * entry. The module adopts such a run when it first needs it, from a hook
- * of the run or from the watchdog timer that interrupted it, on the run's
- * own CPU: it takes a struct rtg_lazy_run from that CPU's pool, fills in
- * its run and makes that the task's current run, and marks the area so
- * that the run's exit calls rtg_run_exit(), which gives the record back.
+ * JIT counts them in their CPU's word and keeps the low half of the TSC
+ * at their entry: in their CPU's lazy_start for a program that does not
+ * sleep, whose runs keep nothing in their frames (BPF_CALL_HOOK_LAZY_CPU);
+ * in 8 bytes of the frame of one that may
+ * (BPF_CALL_HOOK_LAZY_RUN_SIZE). The module adopts such a run when it
+ * first needs it, from a hook of the run or from the watchdog timer that
+ * interrupted it, on the run's own CPU: it takes a struct rtg_lazy_run
+ * from that CPU's pool, fills in its run and makes that the task's
+ * current run, and makes the run's exit call the module: it marks the
+ * run's area, whose exit then calls rtg_run_exit(), or counts the run in
+ * its CPU's lazy_exits, whose lazy runs then call rtg_run_exit_lazy() as
+ * they exit. Either gives the record back.
  *
  * A CPU's pool is a lock-free list: records are taken with interrupts
  * off, and an NMI that finds the CPU taking one takes none (the run is
@@ -40,7 +45,8 @@
 /**
  * struct rtg_lazy_run - a lazy run, adopted
  * @free: entry in its CPU's pool while not in use
- * @area: the run area in the run's frame
+ * @area: the run area in the run's frame; with BPF_CALL_HOOK_LAZY_CPU,
+ *	the address of the empty area, which only names the run
  * @run: the run (followed by RTG_LAZY_SLOTS entries of its table)
  */
 struct rtg_lazy_run {
@@ -96,6 +102,36 @@ static atomic_t rtg_lazy_fail_next;
 static struct rtg_lazy_run *rtg_lazy_of(struct rtg_run *run)
 {
 	return container_of(run, struct rtg_lazy_run, run);
+}
+
+/* Whether the runs of @tp keep nothing in their frames. */
+static bool rtg_lazy_cpu(const struct rtg_prog *tp)
+{
+	return tp->main->call_hook_flags & BPF_CALL_HOOK_LAZY_CPU;
+}
+
+/*
+ * The run adopted from @area, when it is current: an adopted run is its
+ * task's current one while its program is the innermost on the task.
+ */
+static struct rtg_run *rtg_lazy_current(struct bpf_call_hook_run *area)
+{
+	struct rtg_run *run = rtg_task_run(current);
+
+	if (run && rtg_prog_lazy(rtg_run_prog(run)) && rtg_lazy_of(run)->area == area)
+		return run;
+	return NULL;
+}
+
+/*
+ * Whether the run of @area, of @tp, in flight on this CPU with @tp the
+ * innermost program on its task, has been adopted
+ */
+static bool rtg_lazy_adopted(struct bpf_call_hook_run *area, const struct rtg_prog *tp)
+{
+	if (rtg_lazy_cpu(tp))
+		return rtg_lazy_current(area);
+	return READ_ONCE(area->exit_flags) == RTG_LAZY_ADOPTED;
 }
 
 /* Give @n pages of records to @cpu's pool; false when memory ran out. */
@@ -184,8 +220,12 @@ deferred:
  *
  * Once, on the run's own CPU: fills in a record with what the JIT left
  * out at the run's entry: its start, from the low half of the TSC its
- * entry kept (a run adopted 2^32 cycles or more after its entry is taken
- * for younger than it is: charged less, never more), its image, an empty
+ * entry kept, or for a run that keeps nothing in its frame the latest
+ * one kept by such a run's entry on this CPU, which is no earlier (a run
+ * adopted 2^32 cycles or more after its entry, or read from a later
+ * entry, is taken for younger than it is: charged less, never more;
+ * since such a program does not sleep, at most one tick less, see
+ * rtg_run_charge()), its image, an empty
  * table, no state; and makes it current (the runs it interrupted or was
  * called from are adopted or not, but have all begun before it and return
  * after it, so an adopted run is its task's current run while its
@@ -202,12 +242,12 @@ struct rtg_run *rtg_lazy_adopt(struct bpf_call_hook_run *area, struct rtg_prog *
 	unsigned long flags;
 	u64 now;
 
-	/* set only here, on the run's own CPU, with interrupts off */
-	if (READ_ONCE(area->exit_flags) == RTG_LAZY_ADOPTED)
+	/* adopted only here, on the run's own CPU, with interrupts off */
+	if (rtg_lazy_adopted(area, tp))
 		goto adopted;
 	local_irq_save(flags);
 	/* the watchdog timer may have adopted it since */
-	if (area->exit_flags == RTG_LAZY_ADOPTED) {
+	if (rtg_lazy_adopted(area, tp)) {
 		local_irq_restore(flags);
 		goto adopted;
 	}
@@ -220,16 +260,24 @@ struct rtg_run *rtg_lazy_adopt(struct bpf_call_hook_run *area, struct rtg_prog *
 	now = rtg_clock();
 	l->area = area;
 	memset(run, 0, sizeof(*run));
-	run->start = now - (u32)((u32)now - area->top);
+	if (rtg_lazy_cpu(tp))
+		run->start = now - (u32)((u32)now - __this_cpu_read(rtg_watch_cpu.lazy_start));
+	else
+		run->start = now - (u32)((u32)now - area->top);
 	run->image = (struct rtg_image *)tp->main_image;
 	run->nslots = min_t(u32, tp->nslots, RTG_LAZY_SLOTS);
 	run->prev = rtg_task_run(current);
 	this_cpu_sub(rtg_watch_cpu.runs, RTG_RUNS_ONE_LAZY);
-	WRITE_ONCE(area->exit_flags, RTG_LAZY_ADOPTED);
+	if (rtg_lazy_cpu(tp))
+		this_cpu_inc(rtg_watch_cpu.lazy_exits);
+	else
+		WRITE_ONCE(area->exit_flags, RTG_LAZY_ADOPTED);
 	WRITE_ONCE(current->bpf_hook_run, (struct bpf_call_hook_run *)run);
 	local_irq_restore(flags);
 	return run;
 adopted:
+	if (rtg_lazy_cpu(tp))
+		return rtg_lazy_current(area);
 	run = rtg_lazy_run_of(area);
 	return IS_ERR(run) ? NULL : run;
 }
@@ -267,7 +315,23 @@ struct rtg_run *rtg_lazy_run_of(struct bpf_call_hook_run *area)
 void rtg_lazy_give_up(struct rtg_run *run)
 {
 	WRITE_ONCE(current->bpf_hook_run, (struct bpf_call_hook_run *)run->prev);
+	if (rtg_lazy_cpu(rtg_run_prog(run)))
+		this_cpu_dec(rtg_watch_cpu.lazy_exits);
 	this_cpu_add(rtg_watch_cpu.runs, RTG_RUNS_ONE_LAZY);
+}
+
+/**
+ * rtg_lazy_run_cpu() - the adopted run of a lazy run that keeps nothing
+ *	in its frame
+ * @area: the address of the run's empty area, which names it
+ *
+ * Called as the run returns, on its CPU, while runs were adopted there.
+ *
+ * Return: the run, current, when the module adopted it, else NULL.
+ */
+struct rtg_run *rtg_lazy_run_cpu(struct bpf_call_hook_run *area)
+{
+	return rtg_lazy_current(area);
 }
 
 /**

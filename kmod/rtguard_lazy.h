@@ -20,6 +20,7 @@ DECLARE_PER_CPU(struct bpf_call_hook_cpu, rtg_watch_cpu);
 
 struct rtg_run *rtg_lazy_adopt(struct bpf_call_hook_run *area, struct rtg_prog *tp);
 struct rtg_run *rtg_lazy_run_of(struct bpf_call_hook_run *area);
+struct rtg_run *rtg_lazy_run_cpu(struct bpf_call_hook_run *area);
 void rtg_lazy_give_up(struct rtg_run *run);
 void rtg_lazy_free(struct rtg_run *run);
 struct bpf_call_hook_run *rtg_run_area(struct rtg_run *run);

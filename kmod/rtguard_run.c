@@ -16,8 +16,9 @@
  * runs may sleep or nest at once. current->bpf_hook_run points to the
  * innermost run of the task; runs in interrupts nest on it and return
  * before the interrupted run goes on. A bare described program's runs
- * are lazy instead: 8 bytes of their frame, and a record from their
- * CPU's pool once adopted (rtguard_lazy.c).
+ * are lazy instead: nothing in their frame (8 bytes if the program may
+ * sleep), and a record from their CPU's pool once adopted
+ * (rtguard_lazy.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -441,6 +442,7 @@ static u64 rtg_run_stopped(struct rtg_run *run, u64 ret)
 }
 
 static u64 rtg_run_ended(struct rtg_run *run, u64 ret);
+static u64 rtg_run_ended_lazy(struct rtg_run *run, u64 ret);
 
 /**
  * rtg_run_exit() - a run of a tracked program returns
@@ -467,6 +469,32 @@ u64 rtg_run_exit(u64 ret, struct bpf_call_hook_run *hook_run)
 		return rtg_run_ended((struct rtg_run *)hook_run, ret);
 	if (IS_ERR(run))
 		return ret;
+	return rtg_run_ended_lazy(run, ret);
+}
+
+/**
+ * rtg_run_exit_lazy() - a lazy run that keeps nothing in its frame returns
+ * @ret: what the program returns
+ * @area: the address of the run's empty area, which names it
+ *
+ * Called as rtg_run_exit() is, by every such run that returns on a CPU
+ * where the module adopted runs of this kind that have not returned
+ * (&bpf_call_hook_cpu.lazy_exits): the run is one of them when it is
+ * current.
+ *
+ * Return: what the program returns to its caller: @ret, or the value a
+ * stopped run returns.
+ */
+u64 rtg_run_exit_lazy(u64 ret, struct bpf_call_hook_run *area)
+{
+	struct rtg_run *run = rtg_lazy_run_cpu(area);
+
+	return run ? rtg_run_ended_lazy(run, ret) : ret;
+}
+
+/* What rtg_run_exit() does with a lazy run it adopted, current. */
+static u64 rtg_run_ended_lazy(struct rtg_run *run, u64 ret)
+{
 	rtg_lazy_give_up(run);
 	ret = rtg_run_ended(run, ret);
 	rtg_lazy_free(run);

@@ -37,6 +37,7 @@ void rtg_prog_add_acquire(struct rtg_prog *tp, struct rtg_site *site,
 void rtg_prog_add_release_fn(struct rtg_prog *tp, const char *name,
 			     const struct rtg_site *site);
 u64 rtg_run_exit(u64 ret, struct bpf_call_hook_run *hook_run);
+u64 rtg_run_exit_lazy(u64 ret, struct bpf_call_hook_run *area);
 struct rtg_run *rtg_run_stray(const struct rtg_site *site);
 long rtg_run_stop(struct rtg_run *run, const struct rtg_site *site,
 		  const u64 *args, const struct rtg_callee_regs *regs);

@@ -32,8 +32,7 @@ static __always_inline void spin(int n)
 }
 
 /* holds an object and a task through nested loops */
-SEC("syscall")
-int wd_loop(void *ctx)
+static __always_inline int loop_run(void)
 {
 	struct rtg_test_obj *obj = rtg_test_obj_get(1);
 	struct task_struct *t;
@@ -47,6 +46,22 @@ int wd_loop(void *ctx)
 	}
 	rtg_test_obj_put(obj);
 	return 0;
+}
+
+SEC("syscall")
+int wd_loop(void *ctx)
+{
+	return loop_run();
+}
+
+/*
+ * The _tc twins: the same runs in a program that cannot sleep, whose lazy
+ * runs keep nothing in their frames
+ */
+SEC("tc")
+int wd_loop_tc(struct __sk_buff *skb)
+{
+	return loop_run();
 }
 
 /*
@@ -191,6 +206,30 @@ int BPF_PROG(wd_inner, __u32 a, __u32 b)
 	return 0;
 }
 
+__u64 inner_loop_runs;
+
+/*
+ * The same with a loop: its lazy runs keep nothing in their frames and
+ * nest in those of wd_loop_tc, whose exits see them
+ */
+SEC("fentry/rtg_test_arg2")
+int BPF_PROG(wd_inner_loop, __u32 a, __u32 b)
+{
+	struct rtg_test_obj *obj;
+	int i;
+
+	if ((bpf_get_current_pid_tgid() >> 32) != inner_pid)
+		return 0;
+	bpf_for(i, 0, 2) {
+		obj = rtg_test_obj_get(5);
+		if (obj) {
+			inner_loop_runs++;
+			rtg_test_obj_put(obj);
+		}
+	}
+	return 0;
+}
+
 extern void bpf_preempt_disable(void) __ksym;
 extern void bpf_preempt_enable(void) __ksym;
 
@@ -286,8 +325,7 @@ static __always_inline void no_call_work(void)
  * Nothing in the loop calls, so no hook sees a mark: only the may_goto
  * counter, which the watchdog sets to 0, ends it before BPF_MAX_LOOPS.
  */
-SEC("syscall")
-int wd_may_goto(void *ctx)
+static __always_inline int may_goto_run(void)
 {
 	int i = 0;
 
@@ -298,6 +336,18 @@ int wd_may_goto(void *ctx)
 	}
 	loops_done = i;
 	return 0;
+}
+
+SEC("syscall")
+int wd_may_goto(void *ctx)
+{
+	return may_goto_run();
+}
+
+SEC("tc")
+int wd_may_goto_tc(struct __sk_buff *skb)
+{
+	return may_goto_run();
 }
 
 /*
@@ -317,13 +367,24 @@ __noinline int wd_global_loop(int n)
 	return i;
 }
 
-SEC("syscall")
-int wd_may_goto_global(void *ctx)
+static __always_inline int may_goto_global_run(void)
 {
 	sum += bpf_get_prandom_u32();
 	loops_done = wd_global_loop(outer);
 	sum += bpf_get_prandom_u32();
 	return 0;
+}
+
+SEC("syscall")
+int wd_may_goto_global(void *ctx)
+{
+	return may_goto_global_run();
+}
+
+SEC("tc")
+int wd_may_goto_global_tc(struct __sk_buff *skb)
+{
+	return may_goto_global_run();
 }
 
 /*
@@ -373,12 +434,34 @@ static int wd_quiet_cb_fn(__u64 i, void *ctx)
 	return 0;
 }
 
-SEC("syscall")
-int wd_quiet_cb(void *ctx)
+static __always_inline int quiet_cb_run(void)
 {
 	sum += bpf_get_prandom_u32();
 	loops_done = bpf_loop(outer, wd_quiet_cb_fn, NULL, zero);
 	sum += bpf_get_prandom_u32();
+	return 0;
+}
+
+SEC("syscall")
+int wd_quiet_cb(void *ctx)
+{
+	return quiet_cb_run();
+}
+
+/*
+ * A call the runs of a program that cannot sleep make at most once is no
+ * place to stop, and the call after the loop is one: the tc twin runs the
+ * stretch twice behind may_goto (clang unrolls the two turns), and the
+ * stop ends the run at the may_goto after the first, whose counter the
+ * watchdog finds from the address that names the run.
+ */
+SEC("tc")
+int wd_quiet_cb_tc(struct __sk_buff *skb)
+{
+	int i;
+
+	for (i = 0; i < 2 && can_loop; i++)
+		quiet_cb_run();
 	return 0;
 }
 

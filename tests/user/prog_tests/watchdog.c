@@ -516,18 +516,32 @@ void test_watchdog_callback_run(void)
  * a second): the run was judged while it looped (charged, marked), and
  * the call after the loop stops it.
  */
-static void wd_may_goto_global(struct watchdog_bpf *skel)
+static void wd_may_goto_global(struct watchdog_bpf *skel, struct bpf_program *prog, int want)
 {
-	struct bpf_program *prog = skel->progs.wd_may_goto_global;
 	double ms;
 	int ret;
 
 	skel->bss->loops_done = -1;
 	ret = run_prog_timed(prog, &ms);
-	printf("  wd_may_goto_global: returned %d after %.0f ms\n", ret, ms);
-	ASSERT_EQ(ret, -ETIMEDOUT, "stopped at the call after the loop");
+	printf("  %s: returned %d after %.0f ms\n", bpf_program__name(prog), ret, ms);
+	ASSERT_EQ(ret, want, "stopped at the call after the loop");
 	ASSERT_EQ(skel->bss->loops_done, skel->data->outer, "the loop ran to its end");
 	expect_one_stop(prog, NULL);
+}
+
+/*
+ * A tc twin of a syscall program (which may sleep): a lazy run of it
+ * keeps nothing in its frame, but for a program loaded with the events on
+ * or hardened, where the runs are not lazy.
+ */
+static void expect_lazy_cpu(struct bpf_program *prog)
+{
+	static struct rtg_held h;
+
+	if (!ASSERT_OK(held_find(prog_id_of(prog), &h), "in held"))
+		return;
+	if (h.lazy)
+		ASSERT_EQ(h.run_area, 0u, "%s: run area", bpf_program__name(prog));
 }
 
 /*
@@ -576,7 +590,18 @@ void test_watchdog_may_goto(void)
 		ASSERT_EQ(usage1, usage0, "task usage count after the stop");
 	}
 	if (test__start_subtest("global"))
-		wd_may_goto_global(skel);
+		wd_may_goto_global(skel, skel->progs.wd_may_goto_global, -ETIMEDOUT);
+	/* the same in programs that cannot sleep, whose lazy runs keep nothing in their frames */
+	if (test__start_subtest("no_call_tc")) {
+		expect_lazy_cpu(skel->progs.wd_may_goto_tc);
+		expect_stop(skel->progs.wd_may_goto_tc, 100, TC_ACT_SHOT, -1,
+			    "loop ended at a may_goto, left by the program");
+		ASSERT_LT(skel->bss->loops_done, skel->data->outer, "iterations before the loop ended");
+	}
+	if (test__start_subtest("global_tc")) {
+		expect_lazy_cpu(skel->progs.wd_may_goto_global_tc);
+		wd_may_goto_global(skel, skel->progs.wd_may_goto_global_tc, TC_ACT_SHOT);
+	}
 	watchdog_bpf__destroy(skel);
 }
 
@@ -587,29 +612,44 @@ void test_watchdog_may_goto(void)
  * frames and charges it tick by tick, so the call after the loop stops
  * it. Adopted only by that call, it would be charged one tick and return.
  */
-WITH_MODULE(test_watchdog_lazy_callback, "track=1 check_held=0 describe=1 watchdog_ms=100");
-void test_watchdog_lazy_callback(void)
+static void wd_lazy_callback(struct watchdog_bpf *skel, struct bpf_program *prog,
+			     unsigned int run_area, int want)
 {
-	struct watchdog_bpf *skel = wd_load();
-	struct bpf_program *prog;
+	const char *name = bpf_program__name(prog);
 	static struct rtg_held h;
 	double ms;
 	int ret;
 
-	if (!skel)
-		return;
-	prog = skel->progs.wd_quiet_cb;
-	if (ASSERT_OK(held_find(prog_id_of(prog), &h), "in held"))
-		ASSERT_EQ(h.lazy, 1, "lazy");
+	if (ASSERT_OK(held_find(prog_id_of(prog), &h), "in held")) {
+		ASSERT_EQ(h.lazy, 1, "%s: lazy", name);
+		ASSERT_EQ(h.run_area, run_area, "%s: run area", name);
+	}
 	skel->data->outer = 300000;
 	skel->bss->loops_done = -1;
 	ret = run_prog_timed(prog, &ms);
-	printf("  wd_quiet_cb: returned %d after %.0f ms\n", ret, ms);
-	ASSERT_EQ(ret, -ETIMEDOUT, "stopped at the call after the loop");
+	printf("  %s: returned %d after %.0f ms\n", name, ret, ms);
+	ASSERT_EQ(ret, want, "stopped after the loop");
 	ASSERT_EQ(skel->bss->loops_done, skel->data->outer, "the loop ran to its end");
 	ASSERT_GT(ms, 100, "ms: the loop outlasts the budget");
 	expect_one_stop(prog, &h);
 	ASSERT_EQ(h.lazy_runs, 0, "lazy runs in flight, not adopted");
+}
+
+/*
+ * wd_quiet_cb may sleep: its lazy runs keep the TSC's low half and their
+ * exit flags in 8 bytes of their frames, and the call after the loop
+ * stops it; wd_quiet_cb_tc cannot, its runs keep nothing there (their
+ * starts are their CPU's), and the may_goto after the loop stops it.
+ */
+WITH_MODULE(test_watchdog_lazy_callback, "track=1 check_held=0 describe=1 watchdog_ms=100");
+void test_watchdog_lazy_callback(void)
+{
+	struct watchdog_bpf *skel = wd_load();
+
+	if (!skel)
+		return;
+	wd_lazy_callback(skel, skel->progs.wd_quiet_cb, 8, -ETIMEDOUT);
+	wd_lazy_callback(skel, skel->progs.wd_quiet_cb_tc, 0, TC_ACT_SHOT);
 	watchdog_bpf__destroy(skel);
 }
 
@@ -621,40 +661,47 @@ void test_watchdog_lazy_callback(void)
  * then is adopted, charged from there and stopped at the call after the
  * loop; every record is back in its pool afterwards.
  */
-WITH_MODULE(test_watchdog_lazy_deferred, "track=1 check_held=0 describe=1 watchdog_ms=100");
-void test_watchdog_lazy_deferred(void)
+static void wd_lazy_deferred(struct watchdog_bpf *skel, struct bpf_program *prog,
+			     unsigned int run_area, int want)
 {
-	struct watchdog_bpf *skel = wd_load();
+	const char *name = bpf_program__name(prog);
 	uint64_t deferred0, deferred1;
-	struct bpf_program *prog;
 	static struct rtg_held h;
 	double ms;
 	int ret;
 
-	if (!skel)
-		return;
-	prog = skel->progs.wd_quiet_cb;
 	if (ASSERT_OK(held_find(prog_id_of(prog), &h), "in held")) {
-		ASSERT_EQ(h.lazy, 1, "lazy");
-		ASSERT_EQ(h.run_area, 8u, "run area: the TSC's low half and the exit flags");
+		ASSERT_EQ(h.lazy, 1, "%s: lazy", name);
+		ASSERT_EQ(h.run_area, run_area, "%s: run area", name);
 	}
 	deferred0 = wd_stat("lazy_adoptions_deferred");
 	if (!ASSERT_OK(write_file("/sys/kernel/debug/bpf_rtguard/lazy_fail", "200"), "lazy_fail"))
-		goto out;
+		return;
 	skel->data->outer = 300000;
 	skel->bss->loops_done = -1;
 	ret = run_prog_timed(prog, &ms);
 	write_file("/sys/kernel/debug/bpf_rtguard/lazy_fail", "0");
 	deferred1 = wd_stat("lazy_adoptions_deferred");
-	printf("  wd_quiet_cb: returned %d after %.0f ms, %llu adoptions deferred\n", ret, ms,
+	printf("  %s: returned %d after %.0f ms, %llu adoptions deferred\n", name, ret, ms,
 	       (unsigned long long)(deferred1 - deferred0));
 	ASSERT_EQ(deferred1 - deferred0, 200, "adoptions that found no record");
-	ASSERT_EQ(ret, -ETIMEDOUT, "stopped at the call after the loop, once adopted");
+	ASSERT_EQ(ret, want, "stopped after the loop, once adopted");
 	ASSERT_EQ(skel->bss->loops_done, skel->data->outer, "the loop ran to its end");
 	expect_one_stop(prog, &h);
 	ASSERT_EQ(h.lazy_runs, 0, "lazy runs in flight, not adopted");
 	ASSERT_EQ(wd_stat("lazy_records_in_use"), 0, "records not back in their pool");
-out:
+}
+
+/* wd_quiet_cb's runs keep 8 bytes of their frames, wd_quiet_cb_tc's none */
+WITH_MODULE(test_watchdog_lazy_deferred, "track=1 check_held=0 describe=1 watchdog_ms=100");
+void test_watchdog_lazy_deferred(void)
+{
+	struct watchdog_bpf *skel = wd_load();
+
+	if (!skel)
+		return;
+	wd_lazy_deferred(skel, skel->progs.wd_quiet_cb, 8, -ETIMEDOUT);
+	wd_lazy_deferred(skel, skel->progs.wd_quiet_cb_tc, 0, TC_ACT_SHOT);
 	watchdog_bpf__destroy(skel);
 }
 
@@ -1086,8 +1133,11 @@ void test_watchdog_described(void)
  * programs (a loop in main, in a BPF function, behind may_goto in main and
  * in a global function, in bpf_loop() callbacks that make no call,
  * holding an object, a task, an RCU section, a ring buffer record, a
- * preemption section) and one that keeps a table, with
- * the nested fentry program attached to the call they loop on, and loop
+ * preemption section; four of them also as tc programs, which cannot
+ * sleep and whose runs keep nothing in their frames) and one that keeps
+ * a table, with
+ * the nested fentry programs attached to the call they loop on (one of
+ * them lazy, keeping nothing in its frame), and loop
  * bounds that change from round to round, so that runs end on their own
  * or are stopped, adopted by a tick, by a slow call or never. Meanwhile
  * another thread turns rtg_release on and off (every CPU's calls slow,
@@ -1100,9 +1150,13 @@ void test_watchdog_described(void)
 
 static const char *const lazy_progs[] = {
 	"wd_loop", "wd_subprog", "wd_sections", "wd_preempt", "wd_may_goto", "wd_goto_held",
-	"wd_may_goto_global", "wd_quiet_cb", "wd_loop_cb",
+	"wd_may_goto_global", "wd_quiet_cb", "wd_loop_tc", "wd_may_goto_tc",
+	"wd_may_goto_global_tc", "wd_quiet_cb_tc", "wd_loop_cb",
 };
+
 #define NR_LAZY (sizeof(lazy_progs) / sizeof(lazy_progs[0]))
+/* what each returns when stopped (the tc twins: TC_ACT_SHOT) */
+static int lazy_stop_ret[NR_LAZY];
 /* wd_loop_cb's callback holds in its caller's registers: a table */
 #define LAZY_DESCRIBED (NR_LAZY - 1)
 
@@ -1130,7 +1184,7 @@ static void *lazy_thread(void *arg)
 			int ret = run_prog(bpf_object__find_program_by_name(lt->skel->obj,
 									     lazy_progs[i]));
 
-			if (ret == -ETIMEDOUT)
+			if (ret == lazy_stop_ret[i])
 				lt->stopped[i]++;
 			else if (ret != 0)
 				lt->other++;
@@ -1169,7 +1223,7 @@ void test_watchdog_lazy_stress(void)
 	int ncpu = ncpus(), c;
 	pthread_t th[16], tog;
 	static struct rtg_held h;
-	struct bpf_link *link;
+	struct bpf_link *link, *link_loop;
 	long total = 0, toggles = 0, records = 0;
 	unsigned int i;
 
@@ -1185,9 +1239,23 @@ void test_watchdog_lazy_stress(void)
 	link = bpf_program__attach(skel->progs.wd_inner);
 	if (!ASSERT_OK_PTR(link, "attach wd_inner"))
 		goto out;
+	link_loop = bpf_program__attach(skel->progs.wd_inner_loop);
+	if (!ASSERT_OK_PTR(link_loop, "attach wd_inner_loop")) {
+		bpf_link__destroy(link);
+		goto out;
+	}
+	expect_lazy_cpu(skel->progs.wd_inner_loop);
 	ASSERT_OK(testmod_live(&live0), "live objects");
 	ASSERT_OK(testmod_task_usage(getpid(), &usage0), "task usage");
 	d0 = wd_stat("stops_described");
+	for (i = 0; i < NR_LAZY; i++) {
+		struct bpf_program *p = bpf_object__find_program_by_name(skel->obj, lazy_progs[i]);
+
+		lazy_stop_ret[i] = bpf_program__type(p) == BPF_PROG_TYPE_SCHED_CLS ? TC_ACT_SHOT :
+										      -ETIMEDOUT;
+		if (lazy_stop_ret[i] == TC_ACT_SHOT)
+			expect_lazy_cpu(p);
+	}
 	lazy_done = false;
 	pthread_create(&tog, NULL, lazy_toggler, &toggles);
 	for (c = 0; c < ncpu; c++) {
@@ -1199,7 +1267,11 @@ void test_watchdog_lazy_stress(void)
 		pthread_join(th[c], NULL);
 	lazy_done = true;
 	pthread_join(tog, NULL);
+	bpf_link__destroy(link_loop);
 	bpf_link__destroy(link);
+	ASSERT_GT(skel->bss->inner_loop_runs, 0, "wd_inner_loop's runs, nested");
+	if (ASSERT_OK(held_find(prog_id_of(skel->progs.wd_inner_loop), &h), "wd_inner_loop in held"))
+		ASSERT_EQ(h.nruns, 0, "wd_inner_loop: runs left");
 
 	for (i = 0; i < NR_LAZY; i++) {
 		struct bpf_program *p = bpf_object__find_program_by_name(skel->obj, lazy_progs[i]);
@@ -1213,7 +1285,7 @@ void test_watchdog_lazy_stress(void)
 		if (!ASSERT_OK(held_find(prog_id_of(p), &h), "%s in held", lazy_progs[i]))
 			continue;
 		ASSERT_EQ(h.lazy, (int)(i < LAZY_DESCRIBED), "%s: lazy", lazy_progs[i]);
-		ASSERT_EQ(h.stops, stopped, "%s: stops, and runs that returned -ETIMEDOUT",
+		ASSERT_EQ(h.stops, stopped, "%s: stops, and runs that returned the stop value",
 			  lazy_progs[i]);
 		ASSERT_EQ(h.nruns, 0, "%s: runs left", lazy_progs[i]);
 		ASSERT_EQ(h.unmatched, 0L, "%s: unmatched releases", lazy_progs[i]);
