@@ -464,10 +464,12 @@ static inline bool rtg_prog_lazy(const struct rtg_prog *tp)
  * @nr_sites: number of entries used in @sites
  * @max_sites: number of entries allocated in @sites
  * @counts: per-CPU call counters, one per site, for pass-through images
- * @on_cycle: for the main image of a bare described program that does
- *	not sleep, the instructions on a cycle of its control flow
- *	(rtg_cfg_on_cycle(), one bit an instruction, read while its sites
- *	are chosen): its runs make its other calls at most once; NULL for
+ * @not_once: for the main image of a bare described program that does
+ *	not sleep, the instructions on a cycle of its control flow, or that
+ *	a run may reach after it called another BPF function of its program
+ *	or took one's address (rtg_cfg_on_cycle(), rtg_cfg_mark_far(); one
+ *	bit an instruction, read while its sites are chosen): its runs make
+ *	its other calls at most once, and soon after they begin; NULL for
  *	any other image, or when not known
  * @sites: the hooked call sites, in instruction order
  */
@@ -484,7 +486,7 @@ struct rtg_image {
 	u32 nr_sites;
 	u32 max_sites;
 	u64 __percpu *counts;
-	unsigned long *on_cycle;
+	unsigned long *not_once;
 	struct rtg_site sites[] __counted_by(max_sites);
 };
 

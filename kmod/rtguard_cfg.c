@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * bpf_rtguard: the control flow of a program's main function, as its JIT
- * sees it: which of its instructions lie on a cycle, so that a call that
- * a run makes at most once is known, and whether a run of it can be
- * anywhere but in it.
+ * sees it: which of its instructions lie on a cycle or come after time a
+ * run may spend elsewhere, so that a call that a run makes at most once,
+ * and soon, is known, and whether a run of it can be anywhere but in it.
  */
 #include <linux/bitmap.h>
 #include <linux/filter.h>
@@ -42,6 +42,17 @@ static int rtg_cfg_succ(const struct bpf_insn *insn, u32 len, u32 i, u32 succ[2]
 	if (next < len)
 		succ[n++] = next;
 	return n;
+}
+
+/*
+ * Whether @insn calls another BPF function of the program or takes one's
+ * address (a callback, which a helper then calls): a run may spend any
+ * time there.
+ */
+static bool rtg_cfg_far(const struct bpf_insn *insn)
+{
+	return (insn->code == (BPF_JMP | BPF_CALL) && insn->src_reg == BPF_PSEUDO_CALL) ||
+	       (insn->code == (BPF_LD | BPF_IMM | BPF_DW) && insn->src_reg == BPF_PSEUDO_FUNC);
 }
 
 /* Number @v, and put it on both stacks. */
@@ -146,10 +157,61 @@ bool rtg_cfg_straight(const struct bpf_insn *insn, u32 len,
 	if (!bitmap_empty(on_cycle, len))
 		return false;
 	for (i = 0; i < len; i++)
-		if ((insn[i].code == (BPF_JMP | BPF_CALL) &&
-		     insn[i].src_reg == BPF_PSEUDO_CALL) ||
-		    (insn[i].code == (BPF_LD | BPF_IMM | BPF_DW) &&
-		     insn[i].src_reg == BPF_PSEUDO_FUNC))
+		if (rtg_cfg_far(&insn[i]))
 			return false;
+	return true;
+}
+
+/* Push @v on @stk unless @seen says it was. */
+static void rtg_cfg_push(u32 v, unsigned long *seen, u32 *stk, u32 *sp)
+{
+	if (!__test_and_set_bit(v, seen))
+		stk[(*sp)++] = v;
+}
+
+/**
+ * rtg_cfg_mark_far() - add what a run may reach after time spent elsewhere
+ * @insn: a function's instructions, from the first
+ * @len: how many
+ * @not_once: rtg_cfg_on_cycle() of them, to add to
+ *
+ * A run that calls another BPF function of its program, or passes one to
+ * a helper (takes its address), may spend any time there without a call
+ * of this function's: every instruction it may reach after that (after
+ * the address taken: the helper's call too) is marked as if on a cycle,
+ * so that the calls among them stay places to stop.
+ *
+ * Return: false when memory is short (@not_once is then incomplete).
+ */
+bool rtg_cfg_mark_far(const struct bpf_insn *insn, u32 len, unsigned long *not_once)
+{
+	u32 *stk, sp = 0, succ[2], i;
+	unsigned long *seen;
+	int n;
+
+	seen = bitmap_zalloc(len, GFP_KERNEL);
+	stk = kvcalloc(len, sizeof(u32), GFP_KERNEL);
+	if (!seen || !stk) {
+		bitmap_free(seen);
+		kvfree(stk);
+		return false;
+	}
+	/* each instruction is pushed once at most: @len entries are enough */
+	for (i = 0; i < len; i++) {
+		if (!rtg_cfg_far(&insn[i]))
+			continue;
+		n = rtg_cfg_succ(insn, len, i, succ);
+		while (n--)
+			rtg_cfg_push(succ[n], seen, stk, &sp);
+	}
+	while (sp) {
+		i = stk[--sp];
+		__set_bit(i, not_once);
+		n = rtg_cfg_succ(insn, len, i, succ);
+		while (n--)
+			rtg_cfg_push(succ[n], seen, stk, &sp);
+	}
+	bitmap_free(seen);
+	kvfree(stk);
 	return true;
 }

@@ -112,8 +112,8 @@ static void rtg_image_free(struct rtg_image *image)
 	image->tprog = NULL;
 	free_percpu(image->counts);
 	image->counts = NULL;
-	bitmap_free(image->on_cycle);
-	image->on_cycle = NULL;
+	bitmap_free(image->not_once);
+	image->not_once = NULL;
 	/* readers of the trace may still need its traced sites */
 	if (!rtg_image_retire(image))
 		kvfree(image);
@@ -201,11 +201,17 @@ static void *rtg_prog_init(struct bpf_prog *prog)
 		if (!bpf_is_subprog(prog) && image->tprog->described &&
 		    image->tprog->bare_calls && !image->tprog->sleepable &&
 		    mode != RTG_IMAGE_TRACE) {
-			image->on_cycle = rtg_cfg_on_cycle(prog->insnsi, prog->len);
-			if (image->on_cycle &&
-			    rtg_cfg_straight(prog->insnsi, prog->len, image->on_cycle))
+			image->not_once = rtg_cfg_on_cycle(prog->insnsi, prog->len);
+			if (image->not_once &&
+			    rtg_cfg_straight(prog->insnsi, prog->len, image->not_once)) {
 				bpf_call_hook_main_aux(prog)->call_hook_flags &=
 					~BPF_CALL_HOOK_RUNS;
+			} else if (image->not_once &&
+				   !rtg_cfg_mark_far(prog->insnsi, prog->len, image->not_once)) {
+				/* not known: every call stays a place to stop */
+				bitmap_free(image->not_once);
+				image->not_once = NULL;
+			}
 		}
 		if (!bpf_is_subprog(prog) && image->tprog->trace_runs)
 			rtg_trace_name_run(image);
@@ -261,8 +267,8 @@ static bool rtg_select(void *data, struct bpf_prog *prog,
 
 	if (image->tprog && !image->tprog->trace_only && call->func) {
 		site->tprog = image->tprog;
-		rtg_track_select(site, info, hook, image->on_cycle &&
-				 !test_bit(call->insn - prog->insnsi, image->on_cycle));
+		rtg_track_select(site, info, hook, image->not_once &&
+				 !test_bit(call->insn - prog->insnsi, image->not_once));
 	} else if (image->mode == RTG_IMAGE_TRACE) {
 		/*
 		 * while nothing reads the event, the call is made alone; else

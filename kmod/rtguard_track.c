@@ -543,7 +543,7 @@ u32 rtg_track_prog_verified(struct bpf_prog *prog, bool capable,
  * @info: the verifier's description of the call, or NULL
  * @hook: what the JIT emits around the call
  * @once: the program is bare and described, and its runs make this call
- *	at most once (&rtg_image.on_cycle)
+ *	at most once, and soon after it begins (&rtg_image.not_once)
  *
  * Every call of a tracked program gets the pre hook (a place where the
  * watchdog can stop the run), but a bare program's calls that only give
@@ -630,8 +630,10 @@ bool rtg_track_select(struct rtg_site *site, const struct bpf_call_info *info,
 			 * Nor is a call a run makes at most once: a run that
 			 * loops makes its calls on the loop again, and one
 			 * that does not ends soon after (its program does not
-			 * sleep). A sample that sees what it took knows it
-			 * from anything taken before.
+			 * sleep), but for time spent in BPF functions and
+			 * callbacks, after which every call stays one
+			 * (rtg_cfg_mark_far()). A sample that sees what it
+			 * took knows it from anything taken before.
 			 */
 			bool plain = once ||
 				     (rtg_roles[site->role].consumes &&

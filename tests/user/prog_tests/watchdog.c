@@ -615,8 +615,9 @@ void test_watchdog_may_goto(void)
 static void wd_lazy_callback(struct watchdog_bpf *skel, struct bpf_program *prog,
 			     unsigned int run_area, int want)
 {
-	const char *name = bpf_program__name(prog);
+	const char *name = bpf_program__name(prog), *line;
 	static struct rtg_held h;
+	unsigned long us = 0;
 	double ms;
 	int ret;
 
@@ -628,18 +629,26 @@ static void wd_lazy_callback(struct watchdog_bpf *skel, struct bpf_program *prog
 	skel->bss->loops_done = -1;
 	ret = run_prog_timed(prog, &ms);
 	printf("  %s: returned %d after %.0f ms\n", name, ret, ms);
-	ASSERT_EQ(ret, want, "stopped after the loop");
+	ASSERT_EQ(ret, want, "stopped at the call after the loop");
 	ASSERT_EQ(skel->bss->loops_done, skel->data->outer, "the loop ran to its end");
 	ASSERT_GT(ms, 100, "ms: the loop outlasts the budget");
+	/* its age at the stop, from the start its adoption read: no more than it ran */
+	line = strstr(stop_line(prog), " after ");
+	if (ASSERT_OK_PTR(line, "stop line") &&
+	    ASSERT_EQ(sscanf(line, " after %lu us", &us), 1, "age in the stop line")) {
+		ASSERT_GE(us, 100000ul, "%s: age at the stop, over the budget", name);
+		ASSERT_LE(us, (unsigned long)(ms * 1000), "%s: age at the stop, within the run", name);
+	}
 	expect_one_stop(prog, &h);
 	ASSERT_EQ(h.lazy_runs, 0, "lazy runs in flight, not adopted");
 }
 
 /*
  * wd_quiet_cb may sleep: its lazy runs keep the TSC's low half and their
- * exit flags in 8 bytes of their frames, and the call after the loop
- * stops it; wd_quiet_cb_tc cannot, its runs keep nothing there (their
- * starts are their CPU's), and the may_goto after the loop stops it.
+ * exit flags in 8 bytes of their frames; wd_quiet_cb_tc cannot, and its
+ * runs keep nothing there (their starts are their CPU's). The call after
+ * the loop stops either: in wd_quiet_cb_tc, a call its runs make once,
+ * but after time in callbacks.
  */
 WITH_MODULE(test_watchdog_lazy_callback, "track=1 check_held=0 describe=1 watchdog_ms=100");
 void test_watchdog_lazy_callback(void)
@@ -685,7 +694,7 @@ static void wd_lazy_deferred(struct watchdog_bpf *skel, struct bpf_program *prog
 	printf("  %s: returned %d after %.0f ms, %llu adoptions deferred\n", name, ret, ms,
 	       (unsigned long long)(deferred1 - deferred0));
 	ASSERT_EQ(deferred1 - deferred0, 200, "adoptions that found no record");
-	ASSERT_EQ(ret, want, "stopped after the loop, once adopted");
+	ASSERT_EQ(ret, want, "stopped at the call after the loop, once adopted");
 	ASSERT_EQ(skel->bss->loops_done, skel->data->outer, "the loop ran to its end");
 	expect_one_stop(prog, &h);
 	ASSERT_EQ(h.lazy_runs, 0, "lazy runs in flight, not adopted");
