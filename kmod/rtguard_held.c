@@ -95,7 +95,7 @@ bool rtg_check_held;
 static bool rtg_describe = true;
 module_param_cb(describe, &rtg_bool_ops, &rtg_describe, 0644);
 MODULE_PARM_DESC(describe,
-		 "Tracked programs JIT compiled while set whose every call the verifier describes completely keep no run-time table: their calls cost a compare and a branch (nothing, in a program loaded while the rtg_acquire and rtg_release events are off, for a call that only gives back, and, if the program does not sleep, for one its runs make at most once: on no loop of its main function; the runs of one with no loop and no BPF function call are not bracketed at all), and a stop gives back what the description of its call names; those described but for calls whose paths hold different references keep one for what reaches those calls only (default: on; check_held=1 keeps every table)");
+		 "Tracked programs JIT compiled while set whose every call the verifier describes completely keep no run-time table: their calls cost a compare and a branch (nothing, in a program loaded while the rtg_acquire and rtg_release events are off, for a call that only gives back, and, if the program does not sleep, for one its runs make at most once: on no loop of its main function, after no BPF function call or callback; the runs of one with no loop and no BPF function call are not bracketed at all), and a stop gives back what the description of its call names; those described but for calls whose paths hold different references keep one for what reaches those calls only (default: on; check_held=1 keeps every table)");
 
 /* calls checked that needed a walk of the frames, per CPU */
 static DEFINE_PER_CPU(u32, rtg_held_walks);
