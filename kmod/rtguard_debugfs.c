@@ -261,7 +261,7 @@ static int rtg_held_show(struct seq_file *m, void *v)
 {
 	struct task_struct *g, *t;
 	struct rtg_prog *tp;
-	u32 in_irq = 0, lazy = 0;
+	u32 in_irq = 0, lazy = 0, lazy_exits = 0;
 	int cpu;
 	bool first = true;
 
@@ -295,13 +295,18 @@ static int rtg_held_show(struct seq_file *m, void *v)
 	mutex_unlock(&rtg_progs_lock);
 	mutex_unlock(&rtg_images_lock);
 	/* each CPU counts its own (modulo 2^8) */
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		lazy += FIELD_GET(BPF_CALL_HOOK_RUNS_LAZY,
 				  READ_ONCE(per_cpu(rtg_watch_cpu.runs, cpu)));
+		lazy_exits += READ_ONCE(per_cpu(rtg_watch_cpu.lazy_exits, cpu));
+	}
 	if (in_irq)
 		seq_printf(m, "runs_in_interrupts: %u (not listed)\n", in_irq);
 	if (lazy)
 		seq_printf(m, "lazy_runs: %u (in flight, not adopted: not listed)\n", lazy);
+	if (lazy_exits)
+		seq_printf(m, "lazy_exits: %u (adopted runs in flight that keep nothing in their frames)\n",
+			   lazy_exits);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rtg_held);

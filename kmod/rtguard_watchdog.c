@@ -209,20 +209,24 @@ static enum hrtimer_restart rtg_watchdog_fn(struct hrtimer *timer)
 	__this_cpu_write(rtg_watchdog_last, tick.now);
 	__this_cpu_write(rtg_watchdog_watched_us, tick.watched_us + tick.span_us);
 	runs = __this_cpu_read(rtg_watch_cpu.runs);
-	rtg_watchdog_ask_adoption((ms || us) && (runs & BPF_CALL_HOOK_RUNS_LAZY));
 	/* with both limits off, no run need start it again */
-	if (!ms && !us)
+	if (!ms && !us) {
+		rtg_watchdog_ask_adoption(false);
 		return HRTIMER_NORESTART;
+	}
 	begun = FIELD_GET(BPF_CALL_HOOK_RUNS_BEGUN, runs);
 	if (!(runs & BPF_CALL_HOOK_RUNS_IN_FLIGHT)) {
 		__this_cpu_inc(rtg_watchdog_idle_wakeups);
 		if (begun == __this_cpu_read(rtg_watchdog_begun)) {
+			rtg_watchdog_ask_adoption(false);
 			__this_cpu_write(rtg_watch_cpu.watch, 0);
 			return HRTIMER_NORESTART;
 		}
 	}
 	__this_cpu_write(rtg_watchdog_begun, begun);
 	rtg_watchdog_check(min_t(u64, (u64)ms * USEC_PER_MSEC, U32_MAX), us, &tick);
+	/* the lazy runs this tick did not adopt: their next calls do */
+	rtg_watchdog_ask_adoption(__this_cpu_read(rtg_watch_cpu.runs) & BPF_CALL_HOOK_RUNS_LAZY);
 	__this_cpu_inc(rtg_watchdog_ticks);
 	__this_cpu_add(rtg_watchdog_tick_ns, local_clock() - tick.now);
 	/* 1 ms resolution (CLOCK_MONOTONIC) */

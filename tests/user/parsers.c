@@ -79,6 +79,8 @@ int held_find(uint32_t id, struct rtg_held *h)
 			continue;
 		if (sscanf(line, "lazy_runs: %d", &h->lazy_runs) == 1)
 			continue;
+		if (sscanf(line, "lazy_exits: %d", &h->lazy_exits) == 1)
+			continue;
 		if (line[0] != ' ') {
 			in = sscanf(line, "prog %u %31[^:]: slots=%u incomplete=%ld unmatched=%ld leftover=%ld stray=%ld stops=%ld released=%ld reported=%ld stoppable=%d stop_ret=%lld unwind=%d described=%d partly=%d lazy=%d bare=%d run_area=%u",
 				    &pid, t.name, &t.slots, &t.incomplete,
@@ -88,6 +90,7 @@ int held_find(uint32_t id, struct rtg_held *h)
 				    &t.partly, &t.lazy, &t.bare, &t.run_area) == 18 && pid == id;
 			if (in) {
 				t.lazy_runs = h->lazy_runs;
+				t.lazy_exits = h->lazy_exits;
 				memcpy(h, &t, sizeof(t));
 				off = 0;
 				found = 0;

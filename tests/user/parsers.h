@@ -49,6 +49,7 @@ struct rtg_held {
 	int bare;		/* calls its table does not need make no post hook */
 	unsigned int run_area;	/* bytes of each run's frame kept for the module */
 	int lazy_runs;		/* lazy runs of any program in flight, not adopted */
+	int lazy_exits;		/* adopted ones in flight that keep nothing in their frames */
 	int nruns;		/* "run pid=" lines under the program */
 	char text[16384];	/* the indented lines under it, verbatim */
 };

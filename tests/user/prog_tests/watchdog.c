@@ -641,6 +641,7 @@ static void wd_lazy_callback(struct watchdog_bpf *skel, struct bpf_program *prog
 	}
 	expect_one_stop(prog, &h);
 	ASSERT_EQ(h.lazy_runs, 0, "lazy runs in flight, not adopted");
+	ASSERT_EQ(h.lazy_exits, 0, "adopted lazy runs in flight, nothing in their frames");
 }
 
 /*
@@ -698,6 +699,7 @@ static void wd_lazy_deferred(struct watchdog_bpf *skel, struct bpf_program *prog
 	ASSERT_EQ(skel->bss->loops_done, skel->data->outer, "the loop ran to its end");
 	expect_one_stop(prog, &h);
 	ASSERT_EQ(h.lazy_runs, 0, "lazy runs in flight, not adopted");
+	ASSERT_EQ(h.lazy_exits, 0, "adopted lazy runs in flight, nothing in their frames");
 	ASSERT_EQ(wd_stat("lazy_records_in_use"), 0, "records not back in their pool");
 }
 
@@ -1080,6 +1082,7 @@ void test_watchdog_lazy_pool(void)
 	if (ASSERT_OK(held_find(prog_id_of(skel->progs.wd_loop), &h), "in held")) {
 		ASSERT_EQ(h.stops, 0L, "stops");
 		ASSERT_EQ(h.lazy_runs, 0, "lazy runs in flight, not adopted");
+		ASSERT_EQ(h.lazy_exits, 0, "adopted lazy runs in flight, nothing in their frames");
 	}
 	pthread_barrier_destroy(&go);
 	wd_preempt_restore(mode);
@@ -1309,8 +1312,10 @@ void test_watchdog_lazy_stress(void)
 	ASSERT_GT(wd_stat("stops_described") - d0, 0, "stops by a description");
 	ASSERT_GT(toggles, 1L, "event and budget toggles");
 	ASSERT_EQ(records, 0L, "wd_sections' records delivered (each is discarded)");
-	if (ASSERT_OK(held_find(prog_id_of(skel->progs.wd_loop), &h), "wd_loop in held"))
+	if (ASSERT_OK(held_find(prog_id_of(skel->progs.wd_loop), &h), "wd_loop in held")) {
 		ASSERT_EQ(h.lazy_runs, 0, "lazy runs in flight, not adopted");
+		ASSERT_EQ(h.lazy_exits, 0, "adopted lazy runs in flight, nothing in their frames");
+	}
 	ASSERT_EQ(wd_stat("slow_calls"), 0, "CPUs whose calls stay slow");
 	ASSERT_EQ(wd_stat("slow_acquire_calls"), 0, "CPUs whose acquiring calls stay slow");
 	ASSERT_OK(testmod_live(&live1), "live objects");
