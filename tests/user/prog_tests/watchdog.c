@@ -606,25 +606,56 @@ void test_watchdog_may_goto(void)
 }
 
 
+/* prog's runs are lazy, with a run area of run_area bytes in their frames */
+static void wd_lazy_area(struct bpf_program *prog, unsigned int run_area)
+{
+	static struct rtg_held h;
+
+	if (ASSERT_OK(held_find(prog_id_of(prog), &h), "in held")) {
+		ASSERT_EQ(h.lazy, 1, "%s: lazy", bpf_program__name(prog));
+		ASSERT_EQ(h.run_area, run_area, "%s: run area", bpf_program__name(prog));
+	}
+}
+
+/* prog was stopped once, and no lazy run is left in flight, adopted or not */
+static void wd_lazy_stopped(struct bpf_program *prog)
+{
+	static struct rtg_held h;
+
+	expect_one_stop(prog, &h);
+	ASSERT_EQ(h.lazy_runs, 0, "lazy runs in flight, not adopted");
+	ASSERT_EQ(h.lazy_exits, 0, "adopted lazy runs in flight, nothing in their frames");
+}
+
+typedef void (*wd_lazy_fn)(struct watchdog_bpf *skel, struct bpf_program *prog, int want);
+
+/* fn on wd_quiet_cb, whose runs keep 8 bytes of their frames, then on wd_quiet_cb_tc */
+static void wd_lazy_both(wd_lazy_fn fn)
+{
+	struct watchdog_bpf *skel = wd_load();
+
+	if (!skel)
+		return;
+	wd_lazy_area(skel->progs.wd_quiet_cb, 8);
+	fn(skel, skel->progs.wd_quiet_cb, -ETIMEDOUT);
+	wd_lazy_area(skel->progs.wd_quiet_cb_tc, 0);
+	fn(skel, skel->progs.wd_quiet_cb_tc, TC_ACT_SHOT);
+	watchdog_bpf__destroy(skel);
+}
+
 /*
  * A lazy run whose time is all in the callbacks of one bpf_loop() that
  * make no call (about a second): the timer finds it through bpf_loop()'s
  * frames and charges it tick by tick, so the call after the loop stops
  * it. Adopted only by that call, it would be charged one tick and return.
  */
-static void wd_lazy_callback(struct watchdog_bpf *skel, struct bpf_program *prog,
-			     unsigned int run_area, int want)
+static void wd_lazy_callback(struct watchdog_bpf *skel, struct bpf_program *prog, int want)
 {
 	const char *name = bpf_program__name(prog), *line;
-	static struct rtg_held h;
 	unsigned long us = 0;
 	double ms;
 	int ret;
 
-	if (ASSERT_OK(held_find(prog_id_of(prog), &h), "in held")) {
-		ASSERT_EQ(h.lazy, 1, "%s: lazy", name);
-		ASSERT_EQ(h.run_area, run_area, "%s: run area", name);
-	}
 	skel->data->outer = 300000;
 	skel->bss->loops_done = -1;
 	ret = run_prog_timed(prog, &ms);
@@ -639,9 +670,7 @@ static void wd_lazy_callback(struct watchdog_bpf *skel, struct bpf_program *prog
 		ASSERT_GE(us, 100000ul, "%s: age at the stop, over the budget", name);
 		ASSERT_LE(us, (unsigned long)(ms * 1000), "%s: age at the stop, within the run", name);
 	}
-	expect_one_stop(prog, &h);
-	ASSERT_EQ(h.lazy_runs, 0, "lazy runs in flight, not adopted");
-	ASSERT_EQ(h.lazy_exits, 0, "adopted lazy runs in flight, nothing in their frames");
+	wd_lazy_stopped(prog);
 }
 
 /*
@@ -654,13 +683,7 @@ static void wd_lazy_callback(struct watchdog_bpf *skel, struct bpf_program *prog
 WITH_MODULE(test_watchdog_lazy_callback, "track=1 check_held=0 describe=1 watchdog_ms=100");
 void test_watchdog_lazy_callback(void)
 {
-	struct watchdog_bpf *skel = wd_load();
-
-	if (!skel)
-		return;
-	wd_lazy_callback(skel, skel->progs.wd_quiet_cb, 8, -ETIMEDOUT);
-	wd_lazy_callback(skel, skel->progs.wd_quiet_cb_tc, 0, TC_ACT_SHOT);
-	watchdog_bpf__destroy(skel);
+	wd_lazy_both(wd_lazy_callback);
 }
 
 /*
@@ -671,19 +694,13 @@ void test_watchdog_lazy_callback(void)
  * then is adopted, charged from there and stopped at the call after the
  * loop; every record is back in its pool afterwards.
  */
-static void wd_lazy_deferred(struct watchdog_bpf *skel, struct bpf_program *prog,
-			     unsigned int run_area, int want)
+static void wd_lazy_deferred(struct watchdog_bpf *skel, struct bpf_program *prog, int want)
 {
 	const char *name = bpf_program__name(prog);
 	uint64_t deferred0, deferred1;
-	static struct rtg_held h;
 	double ms;
 	int ret;
 
-	if (ASSERT_OK(held_find(prog_id_of(prog), &h), "in held")) {
-		ASSERT_EQ(h.lazy, 1, "%s: lazy", name);
-		ASSERT_EQ(h.run_area, run_area, "%s: run area", name);
-	}
 	deferred0 = wd_stat("lazy_adoptions_deferred");
 	if (!ASSERT_OK(write_file("/sys/kernel/debug/bpf_rtguard/lazy_fail", "200"), "lazy_fail"))
 		return;
@@ -697,9 +714,7 @@ static void wd_lazy_deferred(struct watchdog_bpf *skel, struct bpf_program *prog
 	ASSERT_EQ(deferred1 - deferred0, 200, "adoptions that found no record");
 	ASSERT_EQ(ret, want, "stopped at the call after the loop, once adopted");
 	ASSERT_EQ(skel->bss->loops_done, skel->data->outer, "the loop ran to its end");
-	expect_one_stop(prog, &h);
-	ASSERT_EQ(h.lazy_runs, 0, "lazy runs in flight, not adopted");
-	ASSERT_EQ(h.lazy_exits, 0, "adopted lazy runs in flight, nothing in their frames");
+	wd_lazy_stopped(prog);
 	ASSERT_EQ(wd_stat("lazy_records_in_use"), 0, "records not back in their pool");
 }
 
@@ -707,13 +722,7 @@ static void wd_lazy_deferred(struct watchdog_bpf *skel, struct bpf_program *prog
 WITH_MODULE(test_watchdog_lazy_deferred, "track=1 check_held=0 describe=1 watchdog_ms=100");
 void test_watchdog_lazy_deferred(void)
 {
-	struct watchdog_bpf *skel = wd_load();
-
-	if (!skel)
-		return;
-	wd_lazy_deferred(skel, skel->progs.wd_quiet_cb, 8, -ETIMEDOUT);
-	wd_lazy_deferred(skel, skel->progs.wd_quiet_cb_tc, 0, TC_ACT_SHOT);
-	watchdog_bpf__destroy(skel);
+	wd_lazy_both(wd_lazy_deferred);
 }
 
 /*
