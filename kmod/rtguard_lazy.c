@@ -110,11 +110,18 @@ static bool rtg_lazy_cpu(const struct rtg_prog *tp)
 	return tp->main->call_hook_flags & BPF_CALL_HOOK_LAZY_CPU;
 }
 
-/*
- * The run adopted from @area, when it is current: an adopted run is its
- * task's current one while its program is the innermost on the task.
+/**
+ * rtg_lazy_run_cpu() - the adopted run of a lazy run that keeps nothing
+ *	in its frame
+ * @area: the address of the run's empty area, which names it
+ *
+ * Called on the run's CPU while its program is the innermost one on its
+ * task (from its hooks, the timer that interrupted it, or its exit):
+ * an adopted run is then its task's current one.
+ *
+ * Return: the run, current, when the module adopted it, else NULL.
  */
-static struct rtg_run *rtg_lazy_current(struct bpf_call_hook_run *area)
+struct rtg_run *rtg_lazy_run_cpu(struct bpf_call_hook_run *area)
 {
 	struct rtg_run *run = rtg_task_run(current);
 
@@ -130,7 +137,7 @@ static struct rtg_run *rtg_lazy_current(struct bpf_call_hook_run *area)
 static bool rtg_lazy_adopted(struct bpf_call_hook_run *area, const struct rtg_prog *tp)
 {
 	if (rtg_lazy_cpu(tp))
-		return rtg_lazy_current(area);
+		return rtg_lazy_run_cpu(area);
 	return READ_ONCE(area->exit_flags) == RTG_LAZY_ADOPTED;
 }
 
@@ -277,7 +284,7 @@ struct rtg_run *rtg_lazy_adopt(struct bpf_call_hook_run *area, struct rtg_prog *
 	return run;
 adopted:
 	if (rtg_lazy_cpu(tp))
-		return rtg_lazy_current(area);
+		return rtg_lazy_run_cpu(area);
 	run = rtg_lazy_run_of(area);
 	return IS_ERR(run) ? NULL : run;
 }
@@ -318,20 +325,6 @@ void rtg_lazy_give_up(struct rtg_run *run)
 	if (rtg_lazy_cpu(rtg_run_prog(run)))
 		this_cpu_dec(rtg_watch_cpu.lazy_exits);
 	this_cpu_add(rtg_watch_cpu.runs, RTG_RUNS_ONE_LAZY);
-}
-
-/**
- * rtg_lazy_run_cpu() - the adopted run of a lazy run that keeps nothing
- *	in its frame
- * @area: the address of the run's empty area, which names it
- *
- * Called as the run returns, on its CPU, while runs were adopted there.
- *
- * Return: the run, current, when the module adopted it, else NULL.
- */
-struct rtg_run *rtg_lazy_run_cpu(struct bpf_call_hook_run *area)
-{
-	return rtg_lazy_current(area);
 }
 
 /**
